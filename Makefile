@@ -1,0 +1,80 @@
+# kbench - kernel variant benchmark harness.  See README.md.
+#
+#   make            build kbench and the guest agent
+#   make deps       install missing Debian packages (nothing if all present)
+#   make bench      KERNEL=rt-stock SUITE=quick [ITERATIONS=N]
+#   make test       unit tests (plain + ASan/UBSan) and integration tests
+#   make overhead   boot time and harness overhead, smoke suite, 3 runs
+
+CC      ?= gcc
+O       ?= build
+CFLAGS  ?= -O2 -g
+# -Wno-format-truncation: paths are bounded by KB_PATH_MAX and cache_root()
+# refuses roots long enough to truncate; gcc cannot see that.
+KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
+LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lm
+SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+KERNEL     ?= rt-stock
+SUITE      ?= quick
+ITERATIONS ?=
+KB_ARGS    ?=
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+DEFS = -DKB_VERSION='"$(VERSION)"' -DKB_GIT_COMMIT='"$(GIT_COMMIT)"' \
+       -DKB_SRCDIR='"$(CURDIR)"'
+
+LIB_SRC   = $(filter-out harness/kbench.c,$(wildcard harness/*.c)) $(wildcard workloads/*.c)
+LIB_OBJ   = $(LIB_SRC:%.c=$(O)/obj/%.o)
+SAN_OBJ   = $(LIB_SRC:%.c=$(O)/san/%.o)
+TEST_SRC  = $(wildcard tests/unit/test_*.c)
+TESTS     = $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
+SAN_TESTS = $(TEST_SRC:tests/unit/%.c=$(O)/tests-san/%)
+
+all: kbench $(O)/kbench-agent
+
+kbench: $(O)/obj/harness/kbench.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# The guest agent is static: the initramfs carries it without libraries.
+$(O)/kbench-agent: harness/agent/agent.c harness/proto.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) -static -o $@ $< -ljson-c
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -c -o $@ $<
+
+$(O)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(KB_CFLAGS) $(DEFS) -c -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $^ $(LIBS) -lcmocka
+
+$(O)/tests-san/%: tests/unit/%.c $(SAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $(KB_CFLAGS) $(DEFS) -o $@ $^ $(LIBS) -lcmocka
+
+deps:
+	@sh harness/deps.sh
+
+bench: deps all
+	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(KB_ARGS)
+
+overhead: deps all
+	./kbench overhead --kernel '$(KERNEL)' --suite smoke --runs 3
+
+unit: $(TESTS) $(SAN_TESTS)
+
+test: deps all unit
+	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
+
+clean:
+	rm -rf $(O) kbench
+
+.PHONY: all deps bench overhead unit test clean
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,571 @@
+/* agent.c - kbench's guest agent: PID 1 of the benchmark initramfs.
+ *
+ * Mounts the pseudo filesystems, loads the kernel modules listed in
+ * /etc/kbench/modules (host resolved the order from modules.dep), opens the
+ * virtio-serial port and then serves requests (see ../proto.h): it runs the
+ * commands the host sends under a deadline and returns their output and
+ * resource use. It knows nothing about workloads: parsing is the host's job.
+ *
+ * Built static against json-c, so the image needs no libraries for it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "../proto.h"
+
+static int port_fd = -1;
+static json_object *modules_failed;
+
+static void logmsg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("kbench-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void setup_mounts(void)
+{
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/dev", 0755);
+	mkdir("/tmp", 01777);
+	mkdir("/scratch", 0755);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	mkdir("/dev/shm", 01777);
+	mount("tmpfs", "/dev/shm", "tmpfs", 0, "mode=1777");
+	mkdir("/dev/pts", 0755);
+	mount("devpts", "/dev/pts", "devpts", 0, NULL);
+}
+
+/* Load modules in the order the host wrote them; record failures. */
+static void load_modules(void)
+{
+	char line[512];
+	FILE *f = fopen("/etc/kbench/modules", "r");
+	modules_failed = json_object_new_array();
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int fd;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0] || line[0] == '#')
+			continue;
+		fd = open(line, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)) {
+			char msg[600];
+			snprintf(msg, sizeof(msg), "%s: %s", line, strerror(errno));
+			json_object_array_add(modules_failed, json_object_new_string(msg));
+			logmsg("module %s", msg);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	fclose(f);
+}
+
+/* Find /dev/vportNpM whose sysfs name is KB_PORT_NAME. */
+static int open_port(double timeout_s)
+{
+	double end = mono() + timeout_s;
+	while (mono() < end) {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			char path[300], name[128] = "";
+			FILE *f;
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", e->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(name, sizeof(name), f))
+				name[strcspn(name, "\n")] = '\0';
+			fclose(f);
+			if (!strcmp(name, KB_PORT_NAME)) {
+				int fd;
+				snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+				fd = open(path, O_RDWR | O_CLOEXEC);
+				if (fd >= 0) {
+					closedir(d);
+					return fd;
+				}
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(50000);
+	}
+	return -1;
+}
+
+static void send_json(json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(s);
+	while (len) {
+		ssize_t n = write(port_fd, s, len);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				usleep(1000);
+				continue;
+			}
+			logmsg("write to host failed: %s", strerror(errno));
+			return;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	while (write(port_fd, "\n", 1) < 0 && (errno == EINTR || errno == EAGAIN))
+		usleep(1000);
+}
+
+static char *slurp(const char *path, size_t max, int *truncated)
+{
+	char *buf = malloc(max + 1);
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	*truncated = 0;
+	if (!buf)
+		return NULL;
+	if (fd >= 0) {
+		ssize_t n;
+		while (len < max && (n = read(fd, buf + len, max - len)) > 0)
+			len += (size_t)n;
+		if (len == max) {
+			char c;
+			*truncated = read(fd, &c, 1) > 0;
+		}
+		close(fd);
+	}
+	buf[len] = '\0';
+	/* json-c strings are C strings: NUL bytes in output become '?' */
+	for (size_t i = 0; i < len; i++)
+		if (!buf[i])
+			buf[i] = '?';
+	return buf;
+}
+
+static void add_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static void reply_error(int id, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	json_object *r = json_object_new_object();
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status", json_object_new_int(-1));
+	add_str(r, "error", msg);
+	send_json(r);
+	json_object_put(r);
+}
+
+static char *read_small(const char *path)
+{
+	int t;
+	char *s = slurp(path, 4096, &t);
+	if (s)
+		s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static void do_hello(void)
+{
+	struct utsname u;
+	struct sysinfo si;
+	json_object *r = json_object_new_object();
+	char *rt = NULL, *cmdline;
+	uname(&u);
+	sysinfo(&si);
+	if (access("/sys/kernel/realtime", R_OK) == 0)
+		rt = read_small("/sys/kernel/realtime");
+	cmdline = read_small("/proc/cmdline");
+	add_str(r, "op", "hello");
+	json_object_object_add(r, "proto", json_object_new_int(KB_PROTO_VERSION));
+	add_str(r, "kernel", u.release);
+	add_str(r, "kernel_version", u.version);
+	add_str(r, "machine", u.machine);
+	add_str(r, "realtime", rt);
+	add_str(r, "cmdline", cmdline);
+	json_object_object_add(r, "nproc", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_object_add(r, "mem_kb",
+			       json_object_new_int64((int64_t)si.totalram * si.mem_unit / 1024));
+	json_object_object_add(r, "uptime_s", json_object_new_double((double)si.uptime));
+	{
+		char *up = read_small("/proc/uptime");
+		if (up)
+			json_object_object_add(r, "uptime_s", json_object_new_double(atof(up)));
+		free(up);
+	}
+	json_object_object_add(r, "modules_failed", json_object_get(modules_failed));
+	send_json(r);
+	json_object_put(r);
+	free(rt);
+	free(cmdline);
+}
+
+/* Build a NULL-terminated argv from a JSON array of strings. */
+static char **json_argv(json_object *arr)
+{
+	size_t n;
+	char **v;
+	if (!arr || !json_object_is_type(arr, json_type_array))
+		return NULL;
+	n = json_object_array_length(arr);
+	if (!n || n > 4096)
+		return NULL;
+	v = calloc(n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++) {
+		json_object *s = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(s, json_type_string)) {
+			free(v);
+			return NULL;
+		}
+		v[i] = (char *)json_object_get_string(s);
+	}
+	return v;
+}
+
+static pid_t spawn(char **argv, const char *cwd, const char *out, const char *err)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	setsid();
+	if (cwd && *cwd && chdir(cwd))
+		_exit(126);
+	{
+		int in = open("/dev/null", O_RDONLY);
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (in < 0 || o < 0 || e < 0)
+			_exit(126);
+		dup2(in, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+	}
+	execv(argv[0], argv);
+	dprintf(2, "kbench-agent: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Run the main command (and an optional background load) with a deadline. */
+static void do_exec(int id, json_object *req)
+{
+	json_object *o, *r;
+	char **argv, **bg = NULL;
+	const char *cwd = NULL;
+	double timeout = 600, start, end;
+	size_t max_out = KB_PROTO_MAX_OUTPUT;
+	pid_t pid, bgpid = 0;
+	int pidfd, status = 0, done = 0, timed_out = 0, bg_runs = 0, trunc_o, trunc_e;
+	struct rusage ru;
+	char *sout, *serr;
+
+	argv = json_argv(json_object_object_get_ex(req, "argv", &o) ? o : NULL);
+	if (!argv) {
+		reply_error(id, "exec needs a non-empty argv of strings");
+		return;
+	}
+	if (json_object_object_get_ex(req, "bg_argv", &o) && json_object_array_length(o) > 0)
+		bg = json_argv(o);
+	if (json_object_object_get_ex(req, "cwd", &o))
+		cwd = json_object_get_string(o);
+	if (json_object_object_get_ex(req, "timeout_s", &o))
+		timeout = json_object_get_double(o);
+	if (json_object_object_get_ex(req, "max_output", &o) && json_object_get_int64(o) > 0)
+		max_out = (size_t)json_object_get_int64(o);
+
+	memset(&ru, 0, sizeof(ru));
+	if (bg) {
+		bgpid = spawn(bg, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+		bg_runs = 1;
+	}
+	start = mono();
+	pid = spawn(argv, cwd, "/tmp/kb.out", "/tmp/kb.err");
+	if (pid < 0) {
+		reply_error(id, "fork failed: %s", strerror(errno));
+		goto out;
+	}
+	end = start + timeout;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	while (!done) {
+		int st;
+		siginfo_t si;
+		if (wait4(pid, &st, WNOHANG, &ru) == pid) {
+			status = st;
+			done = 1;
+			break;
+		}
+		if (bgpid > 0 && waitpid(bgpid, NULL, WNOHANG) == bgpid) {
+			/* background load ended: restart it until the main one ends */
+			bgpid = spawn(bg, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+			bg_runs++;
+		}
+		/* PID 1 reaps orphans, but never our own two children */
+		memset(&si, 0, sizeof(si));
+		while (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid &&
+		       si.si_pid != pid && si.si_pid != bgpid) {
+			waitpid(si.si_pid, NULL, WNOHANG);
+			memset(&si, 0, sizeof(si));
+		}
+		if (mono() > end) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			timed_out = 1;
+			wait4(pid, &status, 0, &ru);
+			break;
+		}
+		if (pidfd >= 0) {
+			struct pollfd pfd = { pidfd, POLLIN, 0 };
+			poll(&pfd, 1, 100);
+		} else {
+			usleep(5000);
+		}
+	}
+	end = mono();
+	if (pidfd >= 0)
+		close(pidfd);
+	if (bgpid > 0) {
+		kill(-bgpid, SIGKILL);
+		kill(bgpid, SIGKILL);
+		waitpid(bgpid, NULL, 0);
+	}
+
+	sout = slurp("/tmp/kb.out", max_out, &trunc_o);
+	serr = slurp("/tmp/kb.err", 65536, &trunc_e);
+	r = json_object_new_object();
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status",
+			       json_object_new_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+	json_object_object_add(r, "signal",
+			       json_object_new_int(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+	json_object_object_add(r, "timed_out", json_object_new_boolean(timed_out));
+	json_object_object_add(r, "wall_s", json_object_new_double(end - start));
+	json_object_object_add(r, "user_s", json_object_new_double(
+		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6));
+	json_object_object_add(r, "sys_s", json_object_new_double(
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6));
+	add_str(r, "stdout", sout ? sout : "");
+	add_str(r, "stderr", serr ? serr : "");
+	json_object_object_add(r, "truncated", json_object_new_boolean(trunc_o));
+	json_object_object_add(r, "bg_runs", json_object_new_int(bg_runs));
+	send_json(r);
+	json_object_put(r);
+	free(sout);
+	free(serr);
+out:
+	free(argv);
+	free(bg);
+}
+
+static const char *jstr(json_object *req, const char *key)
+{
+	json_object *o;
+	if (!json_object_object_get_ex(req, key, &o) || !json_object_is_type(o, json_type_string))
+		return NULL;
+	return json_object_get_string(o);
+}
+
+static void do_mount(int id, json_object *req)
+{
+	const char *dev = jstr(req, "dev"), *dir = jstr(req, "dir"), *fs = jstr(req, "fstype");
+	json_object *r;
+	if (!dev || !dir || !fs) {
+		reply_error(id, "mount needs dev, dir and fstype");
+		return;
+	}
+	mkdir(dir, 0755);
+	if (mount(dev, dir, fs, 0, NULL)) {
+		reply_error(id, "mount %s on %s (%s): %s", dev, dir, fs, strerror(errno));
+		return;
+	}
+	r = json_object_new_object();
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status", json_object_new_int(0));
+	send_json(r);
+	json_object_put(r);
+}
+
+static void do_read(int id, json_object *req)
+{
+	const char *path = jstr(req, "path");
+	json_object *r;
+	char *data;
+	int trunc;
+	if (!path) {
+		reply_error(id, "read needs a path");
+		return;
+	}
+	if (access(path, R_OK)) {
+		reply_error(id, "cannot read %s: %s", path, strerror(errno));
+		return;
+	}
+	data = slurp(path, 1u << 20, &trunc);
+	r = json_object_new_object();
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status", json_object_new_int(0));
+	add_str(r, "data", data ? data : "");
+	json_object_object_add(r, "truncated", json_object_new_boolean(trunc));
+	send_json(r);
+	json_object_put(r);
+	free(data);
+}
+
+static void do_write(int id, json_object *req)
+{
+	const char *path = jstr(req, "path"), *data = jstr(req, "data");
+	json_object *r;
+	int fd;
+	ssize_t n;
+	if (!path || !data) {
+		reply_error(id, "write needs path and data");
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		reply_error(id, "cannot open %s: %s", path, strerror(errno));
+		return;
+	}
+	n = write(fd, data, strlen(data));
+	close(fd);
+	if (n < 0) {
+		reply_error(id, "cannot write %s: %s", path, strerror(errno));
+		return;
+	}
+	r = json_object_new_object();
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status", json_object_new_int(0));
+	send_json(r);
+	json_object_put(r);
+}
+
+static void poweroff(void)
+{
+	sync();
+	umount2("/scratch", MNT_DETACH);
+	reboot(RB_POWER_OFF);
+	reboot(RB_AUTOBOOT); /* with QEMU's -no-reboot this ends QEMU too */
+	for (;;)
+		pause();
+}
+
+static void handle(const char *line)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *req = json_tokener_parse_ex(tok, line, (int)strlen(line));
+	const char *op;
+	json_object *o;
+	int id = 0;
+	json_tokener_free(tok);
+	if (!req || !json_object_is_type(req, json_type_object)) {
+		reply_error(0, "request is not a JSON object");
+		goto out;
+	}
+	op = jstr(req, "op");
+	if (json_object_object_get_ex(req, "id", &o))
+		id = json_object_get_int(o);
+	if (!op)
+		reply_error(id, "request has no op");
+	else if (!strcmp(op, "hello"))
+		do_hello();
+	else if (!strcmp(op, "exec"))
+		do_exec(id, req);
+	else if (!strcmp(op, "mount"))
+		do_mount(id, req);
+	else if (!strcmp(op, "read"))
+		do_read(id, req);
+	else if (!strcmp(op, "write"))
+		do_write(id, req);
+	else if (!strcmp(op, "poweroff"))
+		poweroff();
+	else
+		reply_error(id, "unknown op '%s'", op);
+out:
+	json_object_put(req);
+}
+
+int main(void)
+{
+	static char buf[1 << 20];
+	size_t len = 0;
+
+	if (getpid() == 1)
+		setup_mounts();
+	setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
+	setenv("HOME", "/tmp", 1);
+	load_modules();
+	port_fd = open_port(30.0);
+	if (port_fd < 0) {
+		logmsg("virtio-serial port %s not found", KB_PORT_NAME);
+		poweroff();
+	}
+	logmsg("ready");
+	for (;;) {
+		ssize_t n = read(port_fd, buf + len, sizeof(buf) - 1 - len);
+		char *nl;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* host not connected: wait for it */
+			usleep(20000);
+			continue;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		while ((nl = memchr(buf, '\n', len))) {
+			*nl = '\0';
+			handle(buf);
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+		}
+		if (len == sizeof(buf) - 1) {
+			reply_error(0, "request longer than %zu bytes", sizeof(buf) - 1);
+			len = 0;
+		}
+	}
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install the Debian packages kbench needs, only those missing.
+# Called by `make deps` (and so by `make bench` and `make test`).
+set -eu
+pkgs="build-essential qemu-system-x86 dbench rt-tests busybox-static
+libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev
+kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
+python3 python3-jsonschema"
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "deps: all $(echo $pkgs | wc -w) packages present"
+	exit 0
+fi
+echo "deps: installing:$missing"
+if [ "$(id -u)" != 0 ]; then
+	SUDO=sudo
+	command -v sudo >/dev/null || { echo "deps: not root and no sudo: install as root:$missing" >&2; exit 2; }
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+# refresh the lists when they are older than a day or absent
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
+	$SUDO apt-get update -q
+fi
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,424 @@
+/* kbench.c - the command line: one table of subcommands (after git.c). */
+#include <getopt.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "guest.h"
+#include "image.h"
+#include "kernel.h"
+#include "results.h"
+#include "run.h"
+#include "spawn.h"
+
+#ifndef KB_VERSION
+#define KB_VERSION "0.0.0"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kbench <command> [options]\n"
+		"\n"
+		"commands:\n"
+		"  run       boot a kernel variant and run a suite in it\n"
+		"              --kernel VARIANT (default rt-stock)  --suite SUITE (default quick)\n"
+		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
+		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
+		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
+		"  overhead  boot time and harness overhead over several runs\n"
+		"              --kernel VARIANT  --suite SUITE (smoke)  --runs N (3)\n"
+		"  kernels   list kernel variants and whether they are cached\n"
+		"  fetch     fetch a variant's kernel into the cache: fetch VARIANT [--refresh]\n"
+		"  workloads list workloads and their parameters\n"
+		"  show      print the summary of a run: show RUN-DIR|results.json\n"
+		"  validate  check results files against the schema: validate FILE...\n"
+		"  doctor    check dependencies, KVM and the cache\n"
+		"\n"
+		"environment: KBENCH_CACHE (cache, default $XDG_CACHE_HOME/kbench or ~/.cache/kbench),\n"
+		"  KBENCH_MIRROR (Debian mirror), KBENCH_HOME (kbench's data directory)\n"
+		"exit status: 0 ok, 1 an iteration failed, 2 bad input or harness error\n");
+}
+
+static int parse_int_arg(const char *opt, const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < min || v > max)
+		return error("option '%s' expects an integer in %d..%d, got '%s'", opt, min, max, s);
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_accel(const char *s, enum accel *a)
+{
+	if (!strcmp(s, "auto"))
+		*a = ACCEL_AUTO;
+	else if (!strcmp(s, "kvm"))
+		*a = ACCEL_KVM;
+	else if (!strcmp(s, "tcg"))
+		*a = ACCEL_TCG;
+	else
+		return error("--accel expects auto, kvm or tcg, got '%s'", s);
+	return 0;
+}
+
+enum { O_KERNEL = 1000, O_SUITE, O_ITER, O_VCPUS, O_MEM, O_ACCEL, O_REPORTS, O_RUNID, O_RUNS,
+       O_REFRESH, O_BOOT_TIMEOUT, O_HELP };
+
+static const struct option run_longopts[] = {
+	{ "kernel", required_argument, NULL, O_KERNEL },
+	{ "suite", required_argument, NULL, O_SUITE },
+	{ "iterations", required_argument, NULL, O_ITER },
+	{ "vcpus", required_argument, NULL, O_VCPUS },
+	{ "memory", required_argument, NULL, O_MEM },
+	{ "accel", required_argument, NULL, O_ACCEL },
+	{ "reports", required_argument, NULL, O_REPORTS },
+	{ "run-id", required_argument, NULL, O_RUNID },
+	{ "runs", required_argument, NULL, O_RUNS },
+	{ "boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
+{
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", run_longopts, NULL)) != -1) {
+		switch (c) {
+		case O_KERNEL:
+			o->kernel = optarg;
+			break;
+		case O_SUITE:
+			o->suite = optarg;
+			break;
+		case O_ITER:
+			if (parse_int_arg("--iterations", optarg, 1, 1000, &o->iterations))
+				return -1;
+			break;
+		case O_VCPUS:
+			if (parse_int_arg("--vcpus", optarg, 1, 256, &o->vcpus))
+				return -1;
+			break;
+		case O_MEM:
+			if (parse_int_arg("--memory", optarg, 256, 1 << 20, &o->mem_mb))
+				return -1;
+			break;
+		case O_ACCEL:
+			if (parse_accel(optarg, &o->accel))
+				return -1;
+			break;
+		case O_BOOT_TIMEOUT:
+			if (parse_int_arg("--boot-timeout", optarg, 1, 3600, &o->boot_timeout_s))
+				return -1;
+			break;
+		case O_REPORTS:
+			o->reports = optarg;
+			break;
+		case O_RUNID:
+			o->run_id = optarg;
+			break;
+		case O_RUNS:
+			if (!runs)
+				return error("unknown option '--runs' (see kbench --help)");
+			if (parse_int_arg("--runs", optarg, 1, 100, runs))
+				return -1;
+			break;
+		case O_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			return error("unknown option '%s' (see kbench --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return error("unexpected argument '%s' (see kbench --help)", argv[optind]);
+	return 0;
+}
+
+/* Refuse a guest bigger than the host can hold, before any work. */
+static int check_memory(int mem_mb)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	long long avail = pages > 0 && psz > 0 ? (long long)pages * psz >> 20 : 0;
+	if (mem_mb > 0 && avail > 0 && mem_mb > avail)
+		return error("--memory %d MiB is more than the %lld MiB free on this host", mem_mb, avail);
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .kernel = "rt-stock", .suite = "quick" };
+	struct run_result r;
+	int ret;
+	if (parse_run_opts(argc, argv, &o, NULL) || check_memory(o.mem_mb))
+		return KB_EXIT_USAGE;
+	ret = run_bench(&o, &r);
+	run_result_release(&r);
+	return ret;
+}
+
+static double median_of(double *v, size_t n)
+{
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+/* Run the suite RUNS times; print boot time per boot and the harness
+ * overhead ratio (wall - workload) / wall, median and spread. */
+static int cmd_overhead(int argc, char **argv)
+{
+	struct run_opts o = { .kernel = "rt-stock", .suite = "smoke", .no_latest = 1,
+			      .quiet_summary = 1 };
+	int runs = 3, ret = KB_EXIT_OK;
+	double boots[1000], ratios[100], walls[100];
+	size_t nb = 0, nr = 0;
+	if (parse_run_opts(argc, argv, &o, &runs))
+		return KB_EXIT_USAGE;
+	if (!o.iterations)
+		o.iterations = 1;
+	printf("kbench overhead: %s, suite %s, %d run%s of %d iteration%s\n", o.kernel, o.suite, runs,
+	       runs == 1 ? "" : "s", o.iterations, o.iterations == 1 ? "" : "s");
+	for (int i = 0; i < runs && !kb_interrupted; i++) {
+		struct run_result r;
+		double wall = 0, work = 0;
+		json_object *its;
+		int rr = run_bench(&o, &r);
+		if (rr == KB_EXIT_USAGE) {
+			run_result_release(&r);
+			return rr;
+		}
+		if (rr)
+			ret = rr;
+		its = r.doc ? json_object_object_get(r.doc, "iterations") : NULL;
+		for (size_t j = 0; its && j < json_object_array_length(its); j++) {
+			json_object *it = json_object_array_get_idx(its, j), *x;
+			if (strcmp(json_object_get_string(json_object_object_get(it, "status")), "ok"))
+				continue;
+			if ((x = json_object_object_get(it, "boot_s")) && nb < 1000) {
+				boots[nb++] = json_object_get_double(x);
+				printf("  run %d iteration %zu: QEMU start to agent ready %.2f s\n", i + 1, j + 1,
+				       json_object_get_double(x));
+			}
+			wall += json_object_get_double(json_object_object_get(it, "wall_s"));
+			work += json_object_get_double(json_object_object_get(it, "workload_s"));
+		}
+		if (wall > 0) {
+			ratios[nr] = (wall - work) / wall;
+			walls[nr++] = wall;
+			printf("  run %d: wall %.1f s, workloads %.1f s, overhead ratio %.3f\n", i + 1, wall,
+			       work, (wall - work) / wall);
+		}
+		run_result_release(&r);
+	}
+	if (!nb || !nr) {
+		error("no successful iteration to measure");
+		return KB_EXIT_FAILED;
+	}
+	{
+		double bmin, bmax, rmin, rmax;
+		gsl_stats_minmax(&bmin, &bmax, boots, 1, nb);
+		gsl_stats_minmax(&rmin, &rmax, ratios, 1, nr);
+		printf("boot to agent ready: median %.2f s, min %.2f s, max %.2f s (%zu boots)\n",
+		       median_of(boots, nb), bmin, bmax, nb);
+		printf("harness overhead ratio (wall - workload) / wall: median %.3f, min %.3f, max %.3f "
+		       "(%zu runs, median wall %.1f s)\n",
+		       median_of(ratios, nr), rmin, rmax, nr, median_of(walls, nr));
+	}
+	return ret;
+}
+
+static int cmd_kernels(int argc, char **argv)
+{
+	char *names = variant_names(), *save = NULL;
+	int ret = KB_EXIT_OK;
+	(void)argc;
+	(void)argv;
+	printf("%-18s %-8s %-32s %s\n", "variant", "cached", "kernel", "description");
+	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
+		struct variant v;
+		struct kernel_image k;
+		int c;
+		if (variant_load(n, &v)) {
+			ret = KB_EXIT_USAGE;
+			continue;
+		}
+		c = kernel_cached(&v, &k);
+		printf("%-18s %-8s %-32s %s\n", v.name, c == 0 ? "yes" : c == 1 ? "no" : "broken",
+		       c == 0 ? k.release : "-", v.description);
+		if (c == 0)
+			printf("%-18s %-8s %s %s\n", "", "", k.package, k.version);
+	}
+	free(names);
+	return ret;
+}
+
+static int cmd_fetch(int argc, char **argv)
+{
+	struct variant v;
+	struct kernel_image k;
+	int refresh = 0;
+	const char *name = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--refresh"))
+			refresh = 1;
+		else if (argv[i][0] == '-')
+			return error("unknown option '%s'", argv[i]), KB_EXIT_USAGE;
+		else
+			name = argv[i];
+	}
+	if (!name)
+		return error("usage: kbench fetch VARIANT [--refresh]"), KB_EXIT_USAGE;
+	if (variant_load(name, &v) || kernel_get(&v, refresh, &k))
+		return KB_EXIT_USAGE;
+	printf("%s: %s %s (kernel %s) in %s\n", v.name, k.package, k.version, k.release, k.dir);
+	return KB_EXIT_OK;
+}
+
+static int cmd_workloads(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	for (const struct workload_ops *const *w = workload_all(); *w; w++) {
+		void *p = xcalloc(1, (*w)->params_size);
+		json_object *def;
+		(*w)->defaults(p, 2);
+		def = opts_to_json(p, (*w)->opts);
+		printf("[%s] %s\n", (*w)->name, (*w)->description);
+		for (const struct opt_def *o = (*w)->opts; o->name; o++)
+			printf("  %-14s default %-28s %s\n", o->name,
+			       json_object_to_json_string(json_object_object_get(def, o->name)), o->help);
+		json_object_put(def);
+		free(p);
+	}
+	return 0;
+}
+
+static int load_run(const char *arg, json_object **doc)
+{
+	char path[KB_PATH_MAX];
+	size_t l = strlen(arg);
+	if (l > 5 && !strcmp(arg + l - 5, ".json"))
+		snprintf(path, sizeof(path), "%s", arg);
+	else
+		snprintf(path, sizeof(path), "%s/results.json", arg);
+	*doc = results_load(path);
+	return *doc ? 0 : -1;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	json_object *doc;
+	if (argc != 2)
+		return error("usage: kbench show RUN-DIR|results.json"), KB_EXIT_USAGE;
+	if (load_run(argv[1], &doc))
+		return KB_EXIT_USAGE;
+	print_summary(doc, stdout);
+	json_object_put(doc);
+	return 0;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	int ret = 0;
+	if (argc < 2)
+		return error("usage: kbench validate FILE..."), KB_EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		json_object *doc;
+		if (load_run(argv[i], &doc)) {
+			ret = KB_EXIT_USAGE;
+			continue;
+		}
+		printf("%s: valid (schema %s v%d)\n", argv[i], RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION);
+		json_object_put(doc);
+	}
+	return ret;
+}
+
+static int cmd_doctor(int argc, char **argv)
+{
+	static const char *const tools[][2] = {
+		{ "qemu-system-x86_64", "qemu-system-x86" }, { "busybox", "busybox-static" },
+		{ "hackbench", "rt-tests" }, { "cyclictest", "rt-tests" }, { "dbench", "dbench" },
+		{ "cpio", "cpio" }, { "mkfs.ext4", "e2fsprogs" }, { "depmod", "kmod" },
+		{ "xz", "xz-utils" }, { "apt-get", "apt" }, { "dpkg-deb", "dpkg" }, { "ldd", "libc-bin" },
+	};
+	int bad = 0;
+	struct boot_params none;
+	(void)argc;
+	(void)argv;
+	printf("kbench %s\n", KB_VERSION);
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		char *p = which(tools[i][0]);
+		printf("  %-20s %s\n", tools[i][0], p ? p : "MISSING");
+		if (!p) {
+			printf("    install with: apt-get install %s (or: make deps)\n", tools[i][1]);
+			bad = 1;
+		}
+		free(p);
+	}
+	printf("  %-20s %s\n", "dbench load file",
+	       path_exists("/usr/share/dbench/client.txt") ? "/usr/share/dbench/client.txt" : "MISSING");
+	printf("cache: %s (%s)\n", cache_root(),
+	       access(cache_root(), W_OK) == 0 ? "writable" : path_exists(cache_root()) ?
+	       "NOT writable" : "not created yet");
+	cmd_kernels(0, NULL);
+	/* A fresh KVM probe needs a kernel; use the cached stock one if any. */
+	{
+		struct variant v;
+		struct kernel_image k;
+		memset(&none, 0, sizeof(none));
+		if (access("/dev/kvm", R_OK | W_OK)) {
+			printf("KVM: /dev/kvm not usable: guests run under TCG\n");
+		} else if (variant_load("mainline-stock", &v) == 0 && kernel_cached(&v, &k) == 0) {
+			printf("KVM: /dev/kvm present; run 'kbench run --accel auto' to probe with a real boot "
+			       "(the answer is cached for a day in %s/kvm-probe)\n", cache_root());
+		} else {
+			printf("KVM: /dev/kvm present; not probed (no kernel cached yet)\n");
+		}
+	}
+	return bad ? KB_EXIT_USAGE : KB_EXIT_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{ "run", cmd_run },         { "overhead", cmd_overhead }, { "kernels", cmd_kernels },
+	{ "fetch", cmd_fetch },     { "workloads", cmd_workloads }, { "show", cmd_show },
+	{ "validate", cmd_validate }, { "doctor", cmd_doctor },
+};
+
+int main(int argc, char **argv)
+{
+	int ret;
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? KB_EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kbench %s\n", KB_VERSION);
+		return 0;
+	}
+	if (workload_registry_check())
+		return KB_EXIT_USAGE;
+	spawn_install_signal_handlers();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			ret = commands[i].fn(argc - 1, argv + 1);
+			spawn_kill_all();
+			return ret;
+		}
+	}
+	error("unknown command '%s' (see kbench --help)", argv[1]);
+	return KB_EXIT_USAGE;
+}

@@ -1,0 +1,32 @@
+/* proto.h - the host <-> guest agent protocol, shared by both sides.
+ *
+ * Transport: a virtio-serial port named KB_PORT_NAME; QEMU exposes it to
+ * the host as a UNIX socket. Messages are single-line JSON objects ended by
+ * '\n' (json-c on both sides). The host speaks first ("hello"), so nothing
+ * the guest says is lost to a host that connects late; each request carries
+ * an "id" that its "result" echoes.
+ *
+ * host -> guest  {"op":"hello"}
+ *                {"op":"exec","id":N,"argv":[..],"bg_argv":[..],"cwd":"..",
+ *                 "timeout_s":N,"max_output":N}
+ *                {"op":"mount","id":N,"dev":"/dev/vda","dir":"/scratch","fstype":"ext4"}
+ *                {"op":"read","id":N,"path":".."}   {"op":"write","id":N,"path":"..","data":".."}
+ *                {"op":"poweroff"}
+ * guest -> host  {"op":"hello","proto":1,"kernel":"..","kernel_version":"..",
+ *                 "realtime":"1"|null,"cmdline":"..","nproc":N,"mem_kb":N,
+ *                 "uptime_s":X,"modules_failed":[..]}
+ *                {"op":"result","id":N,"status":N,"signal":N,"timed_out":B,
+ *                 "wall_s":X,"user_s":X,"sys_s":X,"stdout":"..","stderr":"..",
+ *                 "truncated":B,"bg_runs":N,"error":".."}
+ */
+#ifndef KBENCH_PROTO_H
+#define KBENCH_PROTO_H
+
+#define KB_PROTO_VERSION 1
+#define KB_PORT_NAME "org.kbench.agent.0"
+/* Largest message either side accepts (guest output is untrusted). */
+#define KB_PROTO_MAX_LINE (32u << 20)
+/* Default cap on a command's captured stdout/stderr. */
+#define KB_PROTO_MAX_OUTPUT (8u << 20)
+
+#endif

@@ -1,0 +1,658 @@
+/* run.c - run one variant through one suite: boot a fresh guest per
+ * iteration, run every workload through the agent, parse, and keep
+ * results.json, raw outputs and console logs in the run directory. */
+#include "run.h"
+#include "image.h"
+#include "kernel.h"
+#include "results.h"
+
+#include <errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef KB_VERSION
+#define KB_VERSION "0.0.0"
+#endif
+#ifndef KB_GIT_COMMIT
+#define KB_GIT_COMMIT "unknown"
+#endif
+
+#define SCRATCH_MB 4096
+#define CALL_MARGIN_S 30.0
+
+static int host_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+json_object *host_info(void)
+{
+	json_object *h = json_object_new_object();
+	struct utsname u;
+	struct sysinfo si;
+	struct strbuf cpu = STRBUF_INIT;
+	char model[256] = "unknown", qv[256];
+
+	uname(&u);
+	sysinfo(&si);
+	if (read_file("/proc/cpuinfo", &cpu, 4u << 20) == 0 && cpu.buf) {
+		char *m = strstr(cpu.buf, "model name");
+		if (m && (m = strchr(m, ':'))) {
+			m++;
+			while (*m == ' ' || *m == '\t')
+				m++;
+			snprintf(model, sizeof(model), "%.*s", (int)strcspn(m, "\n"), m);
+		}
+	}
+	sb_release(&cpu);
+	qemu_backend.version(qv, sizeof(qv));
+	json_object_object_add(h, "hostname", json_object_new_string(u.nodename));
+	json_object_object_add(h, "cpu_model", json_object_new_string(model));
+	json_object_object_add(h, "cores", json_object_new_int(host_cores()));
+	json_object_object_add(h, "mem_mb",
+			       json_object_new_int64((int64_t)si.totalram * si.mem_unit >> 20));
+	json_object_object_add(h, "kernel", json_object_new_string(u.release));
+	json_object_object_add(h, "qemu", json_object_new_string(qv));
+	return h;
+}
+
+static const char *agent_path(void)
+{
+	static char path[KB_PATH_MAX];
+	const char *e = getenv("KBENCH_AGENT");
+	if (e && *e)
+		return e;
+	snprintf(path, sizeof(path), "%s/build/kbench-agent", kb_home());
+	return path;
+}
+
+static void make_run_id(const struct run_opts *o, const char *variant, const char *suite,
+			const char *runs, char *out, size_t n)
+{
+	char ts[32], path[KB_PATH_MAX];
+	time_t t = time(NULL);
+	struct tm tm;
+	if (o->run_id) {
+		snprintf(out, n, "%s", o->run_id);
+		return;
+	}
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(out, n, "%s-%s-%s", ts, variant, suite);
+	snprintf(path, sizeof(path), "%s/%s", runs, out);
+	for (int i = 2; path_exists(path) && i < 1000; i++) {
+		snprintf(out, n, "%s-%s-%s-%d", ts, variant, suite, i);
+		snprintf(path, sizeof(path), "%s/%s", runs, out);
+	}
+}
+
+static json_object *jstr_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static int save_text(const char *dir, const char *name, const char *text, char *rel,
+		     size_t rellen, const char *relprefix)
+{
+	char path[KB_PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(rel, rellen, "%s/%s", relprefix, name);
+	return write_file_atomic(path, text, strlen(text));
+}
+
+/* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is
+ * still usable afterwards, -1 if it is gone or hung. */
+static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
+			const char *rawdir, const char *relraw, json_object *wj)
+{
+	struct guest_cmd cmd;
+	json_object *req = NULL, *resp = NULL, *v, *argv, *metrics;
+	struct metric_set ms = METRIC_SET_INIT;
+	struct parse_error perr = { 0, "" };
+	const char *out = "", *errout = "";
+	char name[KB_PATH_MAX], rel[KB_PATH_MAX];
+	double timeout;
+	int ret = 0;
+
+	guest_cmd_init(&cmd);
+	json_object_object_add(wj, "label", json_object_new_string(e->label));
+	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
+	if (e->ops->command(e->params, &cmd)) {
+		json_object_object_add(wj, "status", json_object_new_string("failed"));
+		json_object_object_add(wj, "error", json_object_new_string("cannot build the command"));
+		goto out;
+	}
+	timeout = e->timeout_s > 0 ? e->timeout_s : cmd.timeout_s * tscale;
+	req = json_object_new_object();
+	json_object_object_add(req, "op", json_object_new_string("exec"));
+	argv = json_object_new_array();
+	for (size_t i = 0; i < cmd.argv.n; i++)
+		json_object_array_add(argv, json_object_new_string(cmd.argv.v[i]));
+	json_object_object_add(req, "argv", argv);
+	if (cmd.bg_argv.n) {
+		argv = json_object_new_array();
+		for (size_t i = 0; i < cmd.bg_argv.n; i++)
+			json_object_array_add(argv, json_object_new_string(cmd.bg_argv.v[i]));
+		json_object_object_add(req, "bg_argv", argv);
+	}
+	if (cmd.cwd[0])
+		json_object_object_add(req, "cwd", json_object_new_string(cmd.cwd));
+	json_object_object_add(req, "timeout_s", json_object_new_double(timeout));
+	{
+		/* the command line, as a person would type it */
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < cmd.argv.n; i++)
+			sb_addf(&sb, "%s%s", i ? " " : "", cmd.argv.v[i]);
+		json_object_object_add(wj, "command", json_object_new_string(sb.buf ? sb.buf : ""));
+		if (cmd.bg_argv.n) {
+			sb_reset(&sb);
+			for (size_t i = 0; i < cmd.bg_argv.n; i++)
+				sb_addf(&sb, "%s%s", i ? " " : "", cmd.bg_argv.v[i]);
+			json_object_object_add(wj, "background", json_object_new_string(sb.buf));
+		}
+		sb_release(&sb);
+	}
+	info("kbench:   %s: %s", e->label,
+	     json_object_get_string(json_object_object_get(wj, "command")));
+	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
+		json_object_object_add(wj, "status",
+				       json_object_new_string(g->timed_out ? "timeout" : "failed"));
+		json_object_object_add(wj, "error", json_object_new_string(g->err));
+		ret = -1;
+		goto out;
+	}
+	if (json_object_object_get_ex(resp, "error", &v) && json_object_is_type(v, json_type_string)) {
+		json_object_object_add(wj, "status", json_object_new_string("failed"));
+		json_object_object_add(wj, "error", json_object_new_string(json_object_get_string(v)));
+		goto out;
+	}
+	if (json_object_object_get_ex(resp, "stdout", &v) && json_object_is_type(v, json_type_string))
+		out = json_object_get_string(v);
+	if (json_object_object_get_ex(resp, "stderr", &v) && json_object_is_type(v, json_type_string))
+		errout = json_object_get_string(v);
+	snprintf(name, sizeof(name), "%s.out", e->label);
+	if (save_text(rawdir, name, out, rel, sizeof(rel), relraw) == 0)
+		json_object_object_add(wj, "raw", json_object_new_string(rel));
+	if (*errout) {
+		snprintf(name, sizeof(name), "%s.err", e->label);
+		if (save_text(rawdir, name, errout, rel, sizeof(rel), relraw) == 0)
+			json_object_object_add(wj, "raw_stderr", json_object_new_string(rel));
+	}
+	{
+		static const char *const keys[] = { "wall_s", "user_s", "sys_s", NULL };
+		for (int i = 0; keys[i]; i++)
+			if (json_object_object_get_ex(resp, keys[i], &v) &&
+			    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
+			    isfinite(json_object_get_double(v)) && json_object_get_double(v) >= 0)
+				json_object_object_add(wj, keys[i],
+						       json_object_new_double(json_object_get_double(v)));
+	}
+	if (json_object_object_get_ex(resp, "bg_runs", &v) && json_object_get_int(v) > 0)
+		json_object_object_add(wj, "background_runs", json_object_new_int(json_object_get_int(v)));
+	if (json_object_object_get_ex(resp, "timed_out", &v) && json_object_get_boolean(v)) {
+		json_object_object_add(wj, "status", json_object_new_string("timeout"));
+		json_object_object_add(wj, "error", json_object_new_string(
+			"the workload did not finish by its deadline and was killed"));
+		goto out;
+	}
+	{
+		int status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
+		int sig = json_object_object_get_ex(resp, "signal", &v) ? json_object_get_int(v) : 0;
+		if (status != 0 || sig) {
+			char msg[600];
+			snprintf(msg, sizeof(msg), "exited with status %d%s%s; stderr: %.400s", status,
+				 sig ? ", killed by signal " : "", sig ? strsignal(sig) : "", errout);
+			json_object_object_add(wj, "status", json_object_new_string("failed"));
+			json_object_object_add(wj, "error", json_object_new_string(msg));
+			goto out;
+		}
+	}
+	if (e->ops->parse(e->params, out, strlen(out), &ms, &perr)) {
+		char msg[400];
+		snprintf(msg, sizeof(msg), "cannot parse %s output (line %d): %s", e->ops->name,
+			 perr.line, perr.msg);
+		json_object_object_add(wj, "status", json_object_new_string("parse-error"));
+		json_object_object_add(wj, "error", json_object_new_string(msg));
+		goto out;
+	}
+	metrics = json_object_new_object();
+	for (size_t i = 0; i < ms.n; i++) {
+		json_object *m = json_object_new_object();
+		json_object_object_add(m, "value", json_object_new_double(ms.v[i].value));
+		json_object_object_add(m, "unit", json_object_new_string(ms.v[i].unit));
+		json_object_object_add(m, "better", json_object_new_string(
+			ms.v[i].better == BETTER_HIGHER ? "higher" : "lower"));
+		json_object_object_add(metrics, ms.v[i].name, m);
+	}
+	json_object_object_add(wj, "status", json_object_new_string("ok"));
+	json_object_object_add(wj, "metrics", metrics);
+	if (ms.extra) {
+		json_object_object_add(wj, "extra", json_object_get(ms.extra));
+	}
+out:
+	metric_set_release(&ms);
+	guest_cmd_release(&cmd);
+	json_object_put(req);
+	json_object_put(resp);
+	return ret;
+}
+
+/* Save the guest's kernel log (the console runs at loglevel 5). */
+static void save_dmesg(struct guest *g, const char *rawdir, const char *relraw, json_object *ij)
+{
+	json_object *req = json_object_new_object(), *resp = NULL, *v, *argv;
+	char rel[KB_PATH_MAX];
+	json_object_object_add(req, "op", json_object_new_string("exec"));
+	argv = json_object_new_array();
+	json_object_array_add(argv, json_object_new_string("/bin/dmesg"));
+	json_object_object_add(req, "argv", argv);
+	json_object_object_add(req, "timeout_s", json_object_new_double(30));
+	if (guest_call(g, req, 60, &resp) == 0 && json_object_object_get_ex(resp, "stdout", &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    save_text(rawdir, "dmesg.txt", json_object_get_string(v), rel, sizeof(rel), relraw) == 0)
+		json_object_object_add(ij, "dmesg", json_object_new_string(rel));
+	json_object_put(req);
+	json_object_put(resp);
+}
+
+static int mount_scratch(struct guest *g, char *err, size_t errlen)
+{
+	json_object *req = json_object_new_object(), *resp = NULL, *v;
+	int ret = -1;
+	json_object_object_add(req, "op", json_object_new_string("mount"));
+	json_object_object_add(req, "dev", json_object_new_string("/dev/vda"));
+	json_object_object_add(req, "dir", json_object_new_string("/scratch"));
+	json_object_object_add(req, "fstype", json_object_new_string("ext4"));
+	if (guest_call(g, req, 60, &resp)) {
+		snprintf(err, errlen, "mounting the scratch disk: %s", g->err);
+	} else if (json_object_object_get_ex(resp, "error", &v)) {
+		snprintf(err, errlen, "mounting the scratch disk: %s", json_object_get_string(v));
+	} else {
+		ret = 0;
+	}
+	json_object_put(req);
+	json_object_put(resp);
+	return ret;
+}
+
+static void iteration_fail(json_object *ij, const char *why, const char *console)
+{
+	char *tail = file_tail(console, 25);
+	json_object_object_add(ij, "status", json_object_new_string("failed"));
+	json_object_object_add(ij, "error", json_object_new_string(why));
+	json_object_object_add(ij, "console_tail", json_object_new_string(tail));
+	warning("iteration failed: %s", why);
+	if (*tail)
+		fprintf(stderr, "--- console tail (%s) ---\n%s\n--- end of console tail ---\n",
+			console, tail);
+	free(tail);
+}
+
+/* One iteration: boot, run every workload, save logs, power off. */
+static int run_iteration(const struct suite *s, struct boot_params *bp, int index, int warmup,
+			 const char *rundir, const char *workdir, json_object *ij)
+{
+	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64], err[600];
+	struct guest g;
+	json_object *wl = json_object_new_array();
+	int need_scratch = 0, ok = 1;
+	double t0 = now_mono(), work_s = 0;
+	double tscale = bp->accel == ACCEL_TCG ? 3.0 : 1.0;
+
+	snprintf(relraw, sizeof(relraw), "raw/iter-%d", index);
+	snprintf(rawdir, sizeof(rawdir), "%s/%s", rundir, relraw);
+	snprintf(relcon, sizeof(relcon), "console/iter-%d.log", index);
+	snprintf(console, sizeof(console), "%s/%s", rundir, relcon);
+	json_object_object_add(ij, "index", json_object_new_int(index));
+	json_object_object_add(ij, "warmup", json_object_new_boolean(warmup));
+	json_object_object_add(ij, "console", json_object_new_string(relcon));
+	json_object_object_add(ij, "workloads", wl);
+	if (mkdir_p(rawdir, 0755)) {
+		iteration_fail(ij, "cannot create the raw output directory", console);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct guest_cmd c;
+		guest_cmd_init(&c);
+		if (s->w[i].ops->command(s->w[i].params, &c) == 0)
+			need_scratch |= c.needs_scratch;
+		guest_cmd_release(&c);
+	}
+	bp->console_log = console;
+	if (bp->scratch && scratch_create(bp->scratch, SCRATCH_MB)) {
+		iteration_fail(ij, "cannot create the scratch disk", console);
+		return -1;
+	}
+	guest_init(&g, &qemu_backend);
+	if (guest_boot(&g, bp)) {
+		snprintf(err, sizeof(err), "boot failed: %s", g.err);
+		guest_release(&g);
+		iteration_fail(ij, err, console);
+		return -1;
+	}
+	json_object_object_add(ij, "boot_s", json_object_new_double(g.t_ready - g.t_start));
+	json_object_object_add(ij, "guest", json_object_get(g.hello));
+	info("kbench: iteration %d%s: guest %s up in %.1f s", index, warmup ? " (warm-up)" : "",
+	     json_object_get_string(json_object_object_get(g.hello, "kernel")),
+	     g.t_ready - g.t_start);
+	if (need_scratch && mount_scratch(&g, err, sizeof(err))) {
+		guest_shutdown(&g, 5);
+		guest_release(&g);
+		iteration_fail(ij, err, console);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n && !kb_interrupted; i++) {
+		json_object *wj = json_object_new_object();
+		json_object *st;
+		int r;
+		json_object_array_add(wl, wj);
+		r = run_workload(&g, &s->w[i], tscale, rawdir, relraw, wj);
+		st = json_object_object_get(wj, "status");
+		if (!st || strcmp(json_object_get_string(st), "ok"))
+			ok = 0;
+		if (json_object_object_get(wj, "wall_s"))
+			work_s += json_object_get_double(json_object_object_get(wj, "wall_s"));
+		if (r) {
+			snprintf(err, sizeof(err), "%s: %s", s->w[i].label,
+				 json_object_get_string(json_object_object_get(wj, "error")));
+			guest_shutdown(&g, 0);
+			guest_release(&g);
+			iteration_fail(ij, err, console);
+			json_object_object_add(ij, "wall_s", json_object_new_double(now_mono() - t0));
+			return -1;
+		}
+	}
+	save_dmesg(&g, rawdir, relraw, ij);
+	if (guest_shutdown(&g, 30))
+		warning("the guest did not power off within 30 s and was killed");
+	guest_release(&g);
+	if (bp->scratch)
+		unlink(bp->scratch);
+	json_object_object_add(ij, "wall_s", json_object_new_double(now_mono() - t0));
+	json_object_object_add(ij, "workload_s", json_object_new_double(work_s));
+	if (kb_interrupted) {
+		iteration_fail(ij, "interrupted", console);
+		return -1;
+	}
+	if (!ok) {
+		json_object_object_add(ij, "status", json_object_new_string("failed"));
+		json_object_object_add(ij, "error", json_object_new_string("a workload failed"));
+		return -1;
+	}
+	json_object_object_add(ij, "status", json_object_new_string("ok"));
+	(void)workdir;
+	return 0;
+}
+
+int run_bench(const struct run_opts *o, struct run_result *res)
+{
+	struct variant v;
+	struct suite s;
+	struct kernel_image k;
+	struct image_needs needs = { STRVEC_INIT, STRVEC_INIT };
+	struct boot_params bp;
+	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX] = "";
+	char scratch[KB_PATH_MAX], started[32], finished[32], cmdline[OPT_STR_MAX * 2];
+	json_object *doc = NULL, *its, *jv, *js, *wls;
+	int vcpus = o->vcpus > 0 ? o->vcpus : host_cores();
+	int mem = o->mem_mb > 0 ? o->mem_mb : 2048;
+	int ret = KB_EXIT_USAGE, iterations, total;
+	const char *agent = agent_path();
+
+	memset(res, 0, sizeof(*res));
+	memset(&s, 0, sizeof(s));
+	if (variant_load(o->kernel, &v))
+		return KB_EXIT_USAGE;
+	if (suite_load(o->suite, vcpus, &s))
+		return KB_EXIT_USAGE;
+	if (!is_executable(agent)) {
+		error("guest agent '%s' is missing: run make", agent);
+		goto out;
+	}
+	iterations = o->iterations > 0 ? o->iterations : s.iterations;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.w[i].ops->prepare(s.w[i].params, &needs))
+			goto out;
+	if (kernel_get(&v, 0, &k))
+		goto out;
+	if (image_build(&k, &needs, agent, initrd, sizeof(initrd)))
+		goto out;
+
+	snprintf(runs, sizeof(runs), "%s/runs", o->reports ? o->reports : "reports");
+	if (!o->reports)
+		snprintf(runs, sizeof(runs), "%s/reports/runs", kb_home());
+	if (mkdir_p(runs, 0755))
+		goto out;
+	make_run_id(o, v.name, s.name, runs, run_id, sizeof(run_id));
+	snprintf(res->dir, sizeof(res->dir), "%s/%s", runs, run_id);
+	snprintf(res->results, sizeof(res->results), "%s/results.json", res->dir);
+	if (path_exists(res->dir)) {
+		error("run directory '%s' already exists", res->dir);
+		goto out;
+	}
+	if (mkdir_p(res->dir, 0755))
+		goto out;
+	{
+		char con[KB_PATH_MAX];
+		snprintf(con, sizeof(con), "%s/console", res->dir);
+		if (mkdir_p(con, 0755))
+			goto out;
+	}
+	snprintf(workdir, sizeof(workdir), "%s/tmp/run-%ld", cache_root(), (long)getpid());
+	if (mkdir_p(workdir, 0755))
+		goto out;
+	snprintf(scratch, sizeof(scratch), "%s/scratch.img", workdir);
+	snprintf(cmdline, sizeof(cmdline), "%s", v.cmdline);
+
+	memset(&bp, 0, sizeof(bp));
+	bp.kernel = k.vmlinuz;
+	bp.initrd = initrd;
+	bp.scratch = scratch;
+	bp.cmdline = cmdline;
+	bp.workdir = workdir;
+	bp.vcpus = vcpus;
+	bp.mem_mb = mem;
+	bp.boot_timeout_s = 60;
+	{
+		char probe_con[KB_PATH_MAX];
+		struct boot_params probe = bp;
+		snprintf(probe_con, sizeof(probe_con), "%s/console/kvm-probe.log", res->dir);
+		probe.console_log = probe_con;
+		probe.scratch = NULL;
+		probe.boot_timeout_s = 30;
+		bp.accel = accel_resolve(o->accel, &probe);
+	}
+	/* Under TCG boots take seconds, and much longer on a busy host. */
+	bp.boot_timeout_s = o->boot_timeout_s > 0 ? o->boot_timeout_s : bp.accel == ACCEL_TCG ? 180 : 60;
+
+	iso8601_now(started, sizeof(started));
+	doc = json_object_new_object();
+	json_object_object_add(doc, "schema", json_object_new_string(RESULTS_SCHEMA));
+	json_object_object_add(doc, "schema_version", json_object_new_int(RESULTS_SCHEMA_VERSION));
+	json_object_object_add(doc, "run_id", json_object_new_string(run_id));
+	json_object_object_add(doc, "started", json_object_new_string(started));
+	json_object_object_add(doc, "finished", NULL);
+	json_object_object_add(doc, "status", json_object_new_string("running"));
+	jv = json_object_new_object();
+	json_object_object_add(jv, "version", json_object_new_string(KB_VERSION));
+	json_object_object_add(jv, "commit", json_object_new_string(KB_GIT_COMMIT));
+	json_object_object_add(doc, "kbench", jv);
+	jv = host_info();
+	json_object_object_add(jv, "accel", json_object_new_string(accel_name(bp.accel)));
+	json_object_object_add(jv, "backend", json_object_new_string(qemu_backend.name));
+	json_object_object_add(doc, "host", jv);
+	jv = json_object_new_object();
+	json_object_object_add(jv, "vcpus", json_object_new_int(vcpus));
+	json_object_object_add(jv, "mem_mb", json_object_new_int(mem));
+	json_object_object_add(jv, "scratch_mb", json_object_new_int(SCRATCH_MB));
+	json_object_object_add(doc, "guest", jv);
+	jv = json_object_new_object();
+	json_object_object_add(jv, "name", json_object_new_string(v.name));
+	json_object_object_add(jv, "description", jstr_or_null(v.description));
+	json_object_object_add(jv, "source", json_object_new_string("debian-image"));
+	json_object_object_add(jv, "package", json_object_new_string(k.package));
+	json_object_object_add(jv, "package_version", json_object_new_string(k.version));
+	json_object_object_add(jv, "metapackage", json_object_new_string(v.package));
+	json_object_object_add(jv, "image_release", json_object_new_string(k.release));
+	json_object_object_add(jv, "config_hash", jstr_or_null(k.config_hash));
+	json_object_object_add(jv, "extra_cmdline", json_object_new_string(v.cmdline));
+	json_object_object_add(jv, "kernel_release", NULL);
+	json_object_object_add(jv, "realtime", NULL);
+	json_object_object_add(jv, "cmdline", NULL);
+	json_object_object_add(doc, "variant", jv);
+	js = json_object_new_object();
+	json_object_object_add(js, "name", json_object_new_string(s.name));
+	json_object_object_add(js, "description", json_object_new_string(s.description));
+	json_object_object_add(js, "path", json_object_new_string(s.path));
+	json_object_object_add(js, "iterations", json_object_new_int(iterations));
+	json_object_object_add(js, "warmup", json_object_new_int(s.warmup));
+	wls = json_object_new_array();
+	for (size_t i = 0; i < s.n; i++) {
+		json_object *w = json_object_new_object();
+		json_object_object_add(w, "label", json_object_new_string(s.w[i].label));
+		json_object_object_add(w, "workload", json_object_new_string(s.w[i].ops->name));
+		json_object_object_add(w, "params", opts_to_json(s.w[i].params, s.w[i].ops->opts));
+		json_object_object_add(w, "timeout_s", s.w[i].timeout_s ? json_object_new_int(s.w[i].timeout_s) : NULL);
+		json_object_array_add(wls, w);
+	}
+	json_object_object_add(js, "workloads", wls);
+	json_object_object_add(doc, "suite", js);
+	its = json_object_new_array();
+	json_object_object_add(doc, "iterations", its);
+	if (results_save(doc, res->results))
+		goto out;
+
+	info("kbench: run %s: %s (%s %s), suite %s, %d iteration%s%s, %d vCPU, %d MiB, %s",
+	     run_id, v.name, k.package, k.version, s.name, iterations, iterations == 1 ? "" : "s",
+	     s.warmup ? " + warm-up" : "", vcpus, mem, accel_name(bp.accel));
+	total = iterations + s.warmup;
+	ret = KB_EXIT_OK;
+	for (int i = 1; i <= total && !kb_interrupted; i++) {
+		json_object *ij = json_object_new_object();
+		int warm = i <= s.warmup;
+		double t = now_mono();
+		json_object_array_add(its, ij);
+		if (run_iteration(&s, &bp, i, warm, res->dir, workdir, ij)) {
+			res->iterations_failed++;
+			ret = KB_EXIT_FAILED;
+		} else {
+			res->iterations_ok++;
+		}
+		/* the variant's identity, as the guest itself reports it */
+		if (json_object_object_get(ij, "guest")) {
+			json_object *gh = json_object_object_get(ij, "guest"), *vv = json_object_object_get(doc, "variant");
+			static const char *const map[][2] = { { "kernel", "kernel_release" },
+							       { "realtime", "realtime" },
+							       { "cmdline", "cmdline" } };
+			for (int m = 0; m < 3; m++) {
+				json_object *x = json_object_object_get(gh, map[m][0]);
+				if (x && json_object_is_type(x, json_type_string))
+					json_object_object_add(vv, map[m][1],
+							       json_object_new_string(json_object_get_string(x)));
+			}
+		}
+		results_summarize(doc);
+		if (results_save(doc, res->results))
+			ret = KB_EXIT_USAGE;
+		if (!kb_quiet) {
+			double el = now_mono() - t;
+			int left = total - i;
+			info("kbench: iteration %d/%d %s in %.0f s%s", i, total,
+			     json_object_get_string(json_object_object_get(ij, "status")), el,
+			     left ? "" : "");
+			if (left)
+				info("kbench: about %.0f s left (%d iteration%s)", el * left, left,
+				     left == 1 ? "" : "s");
+		}
+	}
+	iso8601_now(finished, sizeof(finished));
+	json_object_object_add(doc, "finished", json_object_new_string(finished));
+	json_object_object_add(doc, "status", json_object_new_string(
+		kb_interrupted ? "interrupted" : res->iterations_failed ? "partial" : "complete"));
+	results_summarize(doc);
+	if (results_save(doc, res->results))
+		ret = KB_EXIT_USAGE;
+	if (!o->no_latest) {
+		char latest[KB_PATH_MAX], target[KB_PATH_MAX], tmp[KB_PATH_MAX];
+		snprintf(latest, sizeof(latest), "%s/../latest", runs);
+		snprintf(target, sizeof(target), "runs/%s", run_id);
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", latest, (long)getpid());
+		unlink(tmp);
+		if (symlink(target, tmp) || rename(tmp, latest))
+			warning("cannot point '%s' at the run: %s", latest, strerror(errno));
+	}
+	if (!o->quiet_summary)
+		print_summary(doc, stdout);
+	info("kbench: results in %s", res->results);
+	if (kb_interrupted)
+		ret = KB_EXIT_FAILED;
+	res->doc = doc;
+	doc = NULL;
+out:
+	if (workdir[0])
+		rm_rf(workdir);
+	json_object_put(doc);
+	strvec_clear(&needs.programs);
+	strvec_clear(&needs.files);
+	suite_release(&s);
+	return ret;
+}
+
+void run_result_release(struct run_result *r)
+{
+	json_object_put(r->doc);
+	r->doc = NULL;
+}
+
+void print_summary(json_object *doc, FILE *out)
+{
+	json_object *sum = json_object_object_get(doc, "summary");
+	json_object *v = json_object_object_get(doc, "variant");
+	json_object *h = json_object_object_get(doc, "host");
+	fprintf(out, "\n%s on %s (%s), suite %s, accel %s\n",
+		json_object_get_string(json_object_object_get(v, "name")),
+		json_object_get_string(json_object_object_get(v, "kernel_release")),
+		json_object_get_string(json_object_object_get(v, "package_version")),
+		json_object_get_string(json_object_object_get(json_object_object_get(doc, "suite"), "name")),
+		json_object_get_string(json_object_object_get(h, "accel")));
+	fprintf(out, "%-22s %-12s %8s %3s %12s %12s %12s %7s\n", "workload", "metric", "unit", "n",
+		"median", "min", "max", "cv%");
+	if (!sum)
+		return;
+	json_object_object_foreach(sum, label, metrics) {
+		json_object_object_foreach(metrics, mname, m) {
+			json_object *x;
+			double cv = NAN;
+			if (json_object_object_get_ex(m, "cv", &x))
+				cv = json_object_get_double(x) * 100;
+			fprintf(out, "%-22.22s %-12.12s %8.8s %3d %12.4g %12.4g %12.4g %7.1f\n", label, mname,
+				json_object_get_string(json_object_object_get(m, "unit")),
+				json_object_get_int(json_object_object_get(m, "n")),
+				json_object_get_double(json_object_object_get(m, "median")),
+				json_object_get_double(json_object_object_get(m, "min")),
+				json_object_get_double(json_object_object_get(m, "max")), cv);
+		}
+	}
+	{
+		int ok = 0, failed = 0;
+		json_object *its = json_object_object_get(doc, "iterations");
+		for (size_t i = 0; its && i < json_object_array_length(its); i++) {
+			json_object *st = json_object_object_get(json_object_array_get_idx(its, i), "status");
+			if (st && !strcmp(json_object_get_string(st), "ok"))
+				ok++;
+			else
+				failed++;
+		}
+		fprintf(out, "iterations: %d ok, %d failed\n", ok, failed);
+	}
+}

@@ -1,0 +1,44 @@
+/* run.h - one benchmark run: a variant, a suite, N iterations, each in a
+ * freshly booted guest, written to reports/runs/<run-id>/. */
+#ifndef KBENCH_RUN_H
+#define KBENCH_RUN_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+#include "config.h"
+#include "guest.h"
+
+struct run_opts {
+	const char *kernel;     /* variant name or path */
+	const char *suite;      /* suite name or path */
+	int iterations;         /* 0 = the suite's */
+	int vcpus;              /* 0 = all host cores */
+	int mem_mb;             /* 0 = 2048 */
+	enum accel accel;
+	const char *reports;    /* NULL = <kbench home>/reports */
+	const char *run_id;     /* NULL = generated */
+	int boot_timeout_s;     /* 0 = derived from the accelerator */
+	int no_latest;          /* don't move reports/latest */
+	int quiet_summary;
+};
+
+struct run_result {
+	char dir[KB_PATH_MAX];   /* the run directory */
+	char results[KB_PATH_MAX];
+	int iterations_ok;
+	int iterations_failed;
+	json_object *doc;        /* results.json document, owned */
+};
+
+/* Run; returns KB_EXIT_OK, KB_EXIT_FAILED (some iteration failed) or
+ * KB_EXIT_USAGE (bad input / harness error before any result). */
+int run_bench(const struct run_opts *o, struct run_result *res);
+void run_result_release(struct run_result *r);
+
+/* Print the summary table of a results document. */
+void print_summary(json_object *doc, FILE *out);
+
+/* Host description for results (CPU, cores, memory, kernel, QEMU). */
+json_object *host_info(void);
+
+#endif

@@ -1,0 +1,88 @@
+/* util.h - small owned-buffer helpers, errors and files shared by kbench.
+ *
+ * Conventions (after git's strbuf/usage): functions return 0 on success and
+ * -1 on error after printing "error: ..." to stderr; die() only in main.
+ */
+#ifndef KBENCH_UTIL_H
+#define KBENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+/* Exit codes of kbench (stress-ng style taxonomy). */
+enum kb_exit {
+	KB_EXIT_OK = 0,      /* everything ran and passed */
+	KB_EXIT_FAILED = 1,  /* ran, but an iteration failed / regression */
+	KB_EXIT_USAGE = 2,   /* bad input, missing dependency, harness error */
+	KB_EXIT_NOISY = 3,   /* data too noisy to decide */
+};
+
+#define KB_PATH_MAX 4096
+
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void info(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+
+/* Silence info() output (tests). */
+extern int kb_quiet;
+
+/* A growable NULL-terminated vector of owned strings (argv, env). */
+struct strvec {
+	char **v;
+	size_t n, alloc;
+};
+#define STRVEC_INIT { NULL, 0, 0 }
+void strvec_push(struct strvec *sv, const char *s);
+__attribute__((format(printf, 2, 3))) void strvec_pushf(struct strvec *sv, const char *fmt, ...);
+void strvec_clear(struct strvec *sv);
+
+/* A growable byte buffer, always NUL-terminated. */
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void sb_add(struct strbuf *sb, const void *data, size_t len);
+void sb_adds(struct strbuf *sb, const char *s);
+__attribute__((format(printf, 2, 3))) void sb_addf(struct strbuf *sb, const char *fmt, ...);
+void sb_release(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+__attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...);
+
+/* Files. */
+int mkdir_p(const char *path, unsigned mode);
+int rm_rf(const char *path);
+int read_file(const char *path, struct strbuf *out, size_t max);
+/* Write via PATH.tmp.PID and rename, so readers never see half a file. */
+int write_file_atomic(const char *path, const void *data, size_t len);
+int copy_file(const char *src, const char *dst, unsigned mode);
+int path_exists(const char *path);
+int is_executable(const char *path);
+/* Search PATH for an executable; returns malloc'd path or NULL. */
+char *which(const char *prog);
+
+/* Time. */
+double now_mono(void);      /* seconds, CLOCK_MONOTONIC */
+void iso8601_now(char *buf, size_t n);
+
+/* SHA-256 of a file or buffer, hex (OpenSSL's libcrypto). */
+void sha256_hex(const void *data, size_t len, char out[65]);
+int sha256_file_hex(const char *path, char out[65]);
+
+/* Strip trailing whitespace in place. */
+void rtrim(char *s);
+
+/* Return the cache root: $KBENCH_CACHE, $XDG_CACHE_HOME/kbench or ~/.cache/kbench. */
+const char *cache_root(void);
+
+/* Last `lines` lines of a file, for failure excerpts (printable ASCII only). */
+char *file_tail(const char *path, int lines);
+
+#endif
