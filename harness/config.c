@@ -210,6 +210,44 @@ static int suite_handler(void *user, const char *section, const char *name, cons
 	return 1;
 }
 
+/* inih reports keys, not section headers: check every [section] here so
+ * an unknown or empty one is named at its own line. */
+static int check_sections(FILE *f, const char *path)
+{
+	char line[1024];
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end, base[KB_NAME_MAX];
+		n++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '[')
+			continue;
+		end = strchr(p, ']');
+		if (!end)
+			return error("suite '%s' line %d: expected ']' to close the section name", path, n);
+		*end = '\0';
+		p++;
+		if (!strcmp(p, "suite"))
+			continue;
+		if (!valid_name(p))
+			return error("suite '%s' line %d: bad section name [%s]", path, n, p);
+		snprintf(base, sizeof(base), "%s", p);
+		base[strcspn(base, ".")] = '\0';
+		if (!workload_find(base)) {
+			struct strbuf known = STRBUF_INIT;
+			for (const struct workload_ops *const *w = workload_all(); *w; w++)
+				sb_addf(&known, "%s%s", known.len ? ", " : "", (*w)->name);
+			error("suite '%s' line %d: unknown workload [%s] (expected [suite] or one of: %s)",
+			      path, n, p, known.buf ? known.buf : "");
+			sb_release(&known);
+			return -1;
+		}
+	}
+	rewind(f);
+	return 0;
+}
+
 int suite_load(const char *name, int vcpus, struct suite *s)
 {
 	struct suite_ctx c;
@@ -230,6 +268,10 @@ int suite_load(const char *name, int vcpus, struct suite *s)
 		      strerror(errno), names);
 		free(names);
 		return -1;
+	}
+	if (check_sections(f, s->path)) {
+		fclose(f);
+		goto fail;
 	}
 	line = ini_parse_file(f, suite_handler, &c);
 	fclose(f);

@@ -294,7 +294,7 @@ static int cmd_workloads(int argc, char **argv)
 		printf("[%s] %s\n", (*w)->name, (*w)->description);
 		for (const struct opt_def *o = (*w)->opts; o->name; o++)
 			printf("  %-14s default %-28s %s\n", o->name,
-			       json_object_to_json_string(json_object_object_get(def, o->name)), o->help);
+			       json_object_to_json_string_ext(json_object_object_get(def, o->name), JSON_C_TO_STRING_NOSLASHESCAPE), o->help);
 		json_object_put(def);
 		free(p);
 	}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Boot both stock Debian 6.12 kernels under QEMU and run the smoke suite;
+# validate results.json against the schema and check metrics are plausible.
+. "$(dirname "$0")/lib.sh"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null ||
+	skip "python3-jsonschema missing (make deps)"
+for v in mainline-stock rt-stock; do
+	"$KB" fetch "$v" >"$tmp/fetch-$v" 2>&1 || { cat "$tmp/fetch-$v"; skip "cannot fetch $v (no mirror?)"; }
+done
+
+expect_exit 0 "$KB" run --kernel mainline-stock --suite smoke --reports "$tmp/r" --run-id main
+cat "$tmp/out"
+expect_exit 0 "$KB" run --kernel rt-stock --suite smoke --reports "$tmp/r" --run-id rt
+cat "$tmp/out"
+/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --min-ok 2 \
+	"$tmp/r/runs/main/results.json" && ok "mainline results valid" || bad "mainline results"
+/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt yes --min-ok 2 \
+	"$tmp/r/runs/rt/results.json" && ok "rt results valid" || bad "rt results"
+expect_exit 0 "$KB" validate "$tmp/r/runs/main" "$tmp/r/runs/rt"
+# reports/latest follows the newest run; the summary is readable again
+[ "$(readlink "$tmp/r/latest")" = "runs/rt" ] && ok "latest points at the last run" || bad "latest link"
+expect_exit 0 "$KB" show "$tmp/r/latest"
+expect_out "hackbench .* time"
+# the exact package version is recorded
+grep -q '"package_version": "6\.12\.' "$tmp/r/runs/rt/results.json" && ok "package version recorded" ||
+	bad "package version missing"
+# a second fetch uses the cache: no network, nothing downloaded
+KBENCH_MIRROR=http://127.0.0.1:9/nowhere expect_exit 0 "$KB" fetch rt-stock
+finish
