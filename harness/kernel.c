@@ -73,7 +73,8 @@ static int apt_run(const char *prog, const struct strvec *opts, const char *cons
 	for (int i = 0; args[i]; i++)
 		strvec_push(&c.argv, args[i]);
 	c.cwd = cwd;
-	c.capture = 1;
+	/* on a terminal, let apt draw its own progress for downloads */
+	c.capture = !(out == NULL && isatty(2) && !strcmp(what, "apt-get download"));
 	c.timeout_s = APT_TIMEOUT_S;
 	ret = child_run(&c);
 	if (ret != 0) {

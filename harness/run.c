@@ -66,7 +66,7 @@ json_object *host_info(void)
 	return h;
 }
 
-static const char *agent_path(void)
+const char *agent_path(void)
 {
 	static char path[KB_PATH_MAX];
 	const char *e = getenv("KBENCH_AGENT");
@@ -394,6 +394,27 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 	return 0;
 }
 
+/* Every host tool a run needs, checked before any work; exit 2 names the
+ * package to install. */
+int check_tools(void)
+{
+	static const char *const tools[][2] = {
+		{ "qemu-system-x86_64", "qemu-system-x86" }, { "busybox", "busybox-static" },
+		{ "cpio", "cpio" }, { "mkfs.ext4", "e2fsprogs" }, { "depmod", "kmod" },
+		{ "xz", "xz-utils" }, { "apt-get", "apt" }, { "dpkg-deb", "dpkg" },
+		{ "ldd", "libc-bin" },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		char *p = which(tools[i][0]);
+		if (!p)
+			bad = error("'%s' not found: install the Debian package %s (make deps does)",
+				    tools[i][0], tools[i][1]);
+		free(p);
+	}
+	return bad;
+}
+
 int run_bench(const struct run_opts *o, struct run_result *res)
 {
 	struct variant v;
@@ -419,6 +440,8 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		error("guest agent '%s' is missing: run make", agent);
 		goto out;
 	}
+	if (check_tools())
+		goto out;
 	iterations = o->iterations > 0 ? o->iterations : s.iterations;
 	for (size_t i = 0; i < s.n; i++)
 		if (s.w[i].ops->prepare(s.w[i].params, &needs))

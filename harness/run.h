@@ -35,6 +35,12 @@ struct run_result {
 int run_bench(const struct run_opts *o, struct run_result *res);
 void run_result_release(struct run_result *r);
 
+/* The static guest agent binary ($KBENCH_AGENT or build/kbench-agent). */
+const char *agent_path(void);
+
+/* Check the host tools a run needs; -1 (errors printed) if any is missing. */
+int check_tools(void);
+
 /* Print the summary table of a results document. */
 void print_summary(json_object *doc, FILE *out);
 
