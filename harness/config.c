@@ -330,7 +330,8 @@ static int variant_handler(void *user, const char *section, const char *name, co
 {
 	struct variant_ctx *c = user;
 	struct variant *v = c->v;
-	static const char *const sources[] = { "debian-image", NULL };
+	static const char *const sources[] = { "debian-image", "build", NULL };
+	static const char *const bases[] = { "defconfig", "tinyconfig", NULL };
 	static const struct opt_def vopts[] = {
 		{ "name", OPT_STRING, offsetof(struct variant, name), 0, 0, NULL, "variant name" },
 		{ "description", OPT_STRING, offsetof(struct variant, description), 0, 0, NULL, "" },
@@ -338,6 +339,11 @@ static int variant_handler(void *user, const char *section, const char *name, co
 		{ "package", OPT_STRING, offsetof(struct variant, package), 0, 0, NULL, "" },
 		{ "release", OPT_STRING, offsetof(struct variant, release), 0, 0, NULL, "" },
 		{ "cmdline", OPT_STRING, offsetof(struct variant, cmdline), 0, 0, NULL, "" },
+		{ "tree", OPT_STRING, offsetof(struct variant, tree), 0, 0, NULL, "" },
+		{ "base", OPT_ENUM, offsetof(struct variant, base), 0, 0, bases, "" },
+		{ "configs", OPT_STRING, offsetof(struct variant, configs), 0, 0, NULL, "" },
+		{ "patches", OPT_STRING, offsetof(struct variant, patches), 0, 0, NULL, "" },
+		{ "test_only", OPT_BOOL, offsetof(struct variant, test_only), 0, 0, NULL, "" },
 		OPT_END
 	};
 	const struct opt_def *d;
@@ -353,7 +359,8 @@ static int variant_handler(void *user, const char *section, const char *name, co
 	d = opt_find(vopts, name);
 	if (!d) {
 		snprintf(c->err, sizeof(c->err),
-			 "unknown key '%s' (known: name, description, source, package, release, cmdline)",
+			 "unknown key '%s' (known: name, description, source, package, release, cmdline, "
+			 "tree, base, configs, patches, test_only)",
 			 name);
 		return 0;
 	}
@@ -367,7 +374,7 @@ static int variant_handler(void *user, const char *section, const char *name, co
 			snprintf(err, sizeof(err), "bad %s '%s' (letters, digits, '-', '_', '.')", name, buf);
 			goto bad;
 		}
-		if (!strcmp(name, "package") && !valid_name(buf)) {
+		if ((!strcmp(name, "package") || !strcmp(name, "tree")) && !valid_name(buf)) {
 			snprintf(err, sizeof(err), "bad package name '%s'", buf);
 			goto bad;
 		}
@@ -412,5 +419,27 @@ int variant_load(const char *name, struct variant *v)
 		return error("variant '%s': [variant] needs a name", v->path);
 	if (v->source == VSRC_DEBIAN_IMAGE && !v->package[0])
 		return error("variant '%s': source debian-image needs a package", v->path);
+	if (v->source == VSRC_BUILD) {
+		if (!v->tree[0])
+			snprintf(v->tree, sizeof(v->tree), "linux-source-6.12");
+		/* every fragment and patch must exist now, not after a download */
+		for (int kind = 0; kind < 2; kind++) {
+			char list[OPT_STR_MAX], *save = NULL;
+			snprintf(list, sizeof(list), "%s", kind ? v->patches : v->configs);
+			for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+				char path[KB_PATH_MAX];
+				if (strchr(t, '/'))
+					return error("variant '%s': '%s' must be a file name in %s", v->path, t,
+						     kind ? "kernels/patches" : "configs/kernel");
+				if (kind)
+					snprintf(path, sizeof(path), "%s/kernels/patches/%s", kb_home(), t);
+				else
+					snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
+				if (!path_exists(path))
+					return error("variant '%s': %s '%s' not found (expected '%s')", v->path,
+						     kind ? "patch" : "config fragment", t, path);
+			}
+		}
+	}
 	return 0;
 }

@@ -32,6 +32,12 @@ char *suite_names(void);
 
 enum variant_source {
 	VSRC_DEBIAN_IMAGE, /* a prebuilt Debian linux-image package */
+	VSRC_BUILD,        /* built by kbench from a source tree */
+};
+
+enum variant_base {
+	VBASE_DEFCONFIG,   /* x86_64_defconfig + kvm_guest.config: for figures */
+	VBASE_TINYCONFIG,  /* tinyconfig: for tests only, never for figures */
 };
 
 struct variant {
@@ -42,6 +48,12 @@ struct variant {
 	char package[OPT_STR_MAX];     /* Debian package (a metapackage is resolved) */
 	char release[KB_NAME_MAX];     /* Debian release, e.g. trixie */
 	char cmdline[OPT_STR_MAX];     /* extra kernel command line */
+	/* source = build */
+	char tree[OPT_STR_MAX];        /* Debian source package (KSRC overrides) */
+	int base;                      /* enum variant_base */
+	char configs[OPT_STR_MAX];     /* fragments in configs/kernel, in order */
+	char patches[OPT_STR_MAX];     /* patches in kernels/patches, in order */
+	int test_only;                 /* a test kernel: never for figures */
 };
 
 int variant_load(const char *name, struct variant *v);

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "guest.h"
+#include "build.h"
 #include "image.h"
 #include "kernel.h"
 #include "results.h"
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 		"  overhead  boot time and harness overhead over several runs\n"
 		"              --kernel VARIANT  --suite SUITE (smoke)  --runs N (3)\n"
 		"  kernels   list kernel variants and whether they are cached\n"
-		"  fetch     fetch a variant's kernel into the cache: fetch VARIANT [--refresh]\n"
+		"  fetch     fetch or build a variant's kernel into the cache: fetch VARIANT [--refresh]\n"
+		"  build     the same as fetch (reads better for source-built variants)\n"
+		"  kconfig   write a source-built variant's merged config: kconfig VARIANT FILE\n"
 		"  workloads list workloads and their parameters\n"
 		"  show      print the summary of a run: show RUN-DIR|results.json\n"
 		"  validate  check results files against the schema: validate FILE...\n"
@@ -282,6 +285,26 @@ static int cmd_fetch(int argc, char **argv)
 	return KB_EXIT_OK;
 }
 
+/* Merge a source-built variant's config and write it (no build). */
+static int cmd_kconfig(int argc, char **argv)
+{
+	struct variant v;
+	struct kernel_image k;
+	struct build_info bi;
+	if (argc != 3)
+		return error("usage: kbench kconfig VARIANT OUTFILE"), KB_EXIT_USAGE;
+	if (variant_load(argv[1], &v))
+		return KB_EXIT_USAGE;
+	if (v.source != VSRC_BUILD)
+		return error("variant '%s' is not built from source", v.name), KB_EXIT_USAGE;
+	memset(&bi, 0, sizeof(bi));
+	snprintf(bi.config_out, sizeof(bi.config_out), "%s", argv[2]);
+	if (kernel_build(&v, &k, &bi))
+		return KB_EXIT_USAGE;
+	printf("%s: merged config written to %s\n", v.name, argv[2]);
+	return 0;
+}
+
 static int cmd_workloads(int argc, char **argv)
 {
 	(void)argc;
@@ -407,7 +430,8 @@ static const struct {
 } commands[] = {
 	{ "run", cmd_run },         { "overhead", cmd_overhead }, { "kernels", cmd_kernels },
 	{ "fetch", cmd_fetch },     { "workloads", cmd_workloads }, { "show", cmd_show },
-	{ "validate", cmd_validate }, { "doctor", cmd_doctor },
+	{ "validate", cmd_validate }, { "doctor", cmd_doctor },   { "kconfig", cmd_kconfig },
+	{ "build", cmd_fetch },
 };
 
 int main(int argc, char **argv)

@@ -8,6 +8,8 @@
  * to, so a second run needs no network at all.
  */
 #include "kernel.h"
+#include "apt.h"
+#include "build.h"
 #include "spawn.h"
 
 #include <dirent.h>
@@ -19,102 +21,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define APT_TIMEOUT_S 900.0
-
-static const char *mirror(void)
-{
-	const char *m = getenv("KBENCH_MIRROR");
-	return m && *m ? m : "http://deb.debian.org/debian";
-}
-
-/* Write the private sources list and return the -o options for apt. */
-static int apt_setup(const char *release, struct strvec *opts)
-{
-	char dir[KB_PATH_MAX], path[KB_PATH_MAX];
-	char *list;
-	int ret;
-
-	snprintf(dir, sizeof(dir), "%s/apt/%s", cache_root(), release);
-	snprintf(path, sizeof(path), "%s/lists/partial", dir);
-	if (mkdir_p(path, 0755))
-		return -1;
-	snprintf(path, sizeof(path), "%s/cache/archives/partial", dir);
-	if (mkdir_p(path, 0755))
-		return -1;
-	list = xasprintf("deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n"
-			 "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n",
-			 mirror(), release, mirror(), release);
-	snprintf(path, sizeof(path), "%s/sources.list", dir);
-	ret = write_file_atomic(path, list, strlen(list));
-	free(list);
-	if (ret)
-		return -1;
-	strvec_pushf(opts, "-oDir::Etc::SourceList=%s/sources.list", dir);
-	strvec_push(opts, "-oDir::Etc::SourceParts=/dev/null");
-	strvec_pushf(opts, "-oDir::State::Lists=%s/lists", dir);
-	strvec_pushf(opts, "-oDir::Cache=%s/cache", dir);
-	strvec_push(opts, "-oDir::State::status=/dev/null");
-	strvec_push(opts, "-oAPT::Architecture=amd64");
-	strvec_push(opts, "-oDebug::NoLocking=1");
-	strvec_push(opts, "-oAPT::Sandbox::User=root");
-	strvec_push(opts, "-oAcquire::Retries=3");
-	return 0;
-}
-
-static int apt_run(const char *prog, const struct strvec *opts, const char *const *args,
-		   const char *cwd, struct strbuf *out, const char *what)
-{
-	struct child c = CHILD_INIT;
-	int ret;
-	strvec_push(&c.argv, prog);
-	for (size_t i = 0; i < opts->n; i++)
-		strvec_push(&c.argv, opts->v[i]);
-	for (int i = 0; args[i]; i++)
-		strvec_push(&c.argv, args[i]);
-	c.cwd = cwd;
-	/* on a terminal, let apt draw its own progress for downloads */
-	c.capture = !(out == NULL && isatty(2) && !strcmp(what, "apt-get download"));
-	c.timeout_s = APT_TIMEOUT_S;
-	ret = child_run(&c);
-	if (ret != 0) {
-		error("%s failed (%s exit %d%s):\n%s", what, prog, ret,
-		      c.timed_out ? ", timed out" : "", c.out.buf ? c.out.buf : "");
-		ret = -1;
-	} else if (out) {
-		sb_add(out, c.out.buf ? c.out.buf : "", c.out.len);
-	}
-	child_release(&c);
-	return ret;
-}
-
-/* From `apt-cache show PKG` output take the first stanza's Version and,
- * for a metapackage, the linux-image-* package it depends on. */
-static int parse_show(const char *text, const char *pkg, char *real, size_t reallen,
-		      char *version, size_t verlen)
-{
-	const char *p = text;
-	int have_ver = 0;
-	snprintf(real, reallen, "%s", pkg);
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		if (len == 0 && have_ver)
-			break; /* end of first stanza */
-		if (len > 9 && !strncmp(p, "Version: ", 9)) {
-			snprintf(version, verlen, "%.*s", (int)(len - 9), p + 9);
-			have_ver = 1;
-		} else if (len > 9 && !strncmp(p, "Depends: ", 9)) {
-			const char *d = strstr(p, "linux-image-");
-			if (d && d < p + len && strncmp(pkg, "linux-image-6", 13)) {
-				size_t n = strcspn(d, " ,(\n");
-				snprintf(real, reallen, "%.*s", (int)n, d);
-			}
-		}
-		p += len + (eol ? 1 : 0);
-	}
-	return have_ver ? 0 : -1;
-}
 
 static int find_vmlinuz(const char *root, struct kernel_image *k)
 {
@@ -220,6 +126,8 @@ int kernel_cached(const struct variant *v, struct kernel_image *k)
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 	memset(k, 0, sizeof(*k));
+	if (v->source == VSRC_BUILD)
+		return kernel_build_last(v, k);
 	pointer_path(v, ptr, sizeof(ptr));
 	if (!path_exists(ptr))
 		return 1;
@@ -265,7 +173,7 @@ static int kernel_fetch(const struct variant *v, struct kernel_image *k)
 		if (apt_run("apt-cache", &opts, args, NULL, &show, "apt-cache show"))
 			goto out;
 	}
-	if (parse_show(show.buf ? show.buf : "", v->package, real, sizeof(real), version,
+	if (apt_parse_show(show.buf ? show.buf : "", v->package, real, sizeof(real), version,
 		       sizeof(version))) {
 		error("apt-cache show %s printed no Version", v->package);
 		goto out;
@@ -381,8 +289,8 @@ out:
 int kernel_get(const struct variant *v, int refresh, struct kernel_image *k)
 {
 	int ret, lock;
-	if (v->source != VSRC_DEBIAN_IMAGE)
-		return error("variant '%s': unsupported source", v->name);
+	if (v->source == VSRC_BUILD)
+		return kernel_build(v, k, NULL);
 	lock = lock_cache(v->name);
 	if (lock < 0)
 		return -1;

@@ -120,6 +120,7 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	struct metric_set ms = METRIC_SET_INIT;
 	struct parse_error perr = { 0, "" };
 	const char *out = "", *errout = "";
+	size_t outlen = 0;
 	char name[KB_PATH_MAX], rel[KB_PATH_MAX];
 	double timeout;
 	int ret = 0;
@@ -176,8 +177,10 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 		json_object_object_add(wj, "error", json_object_new_string(json_object_get_string(v)));
 		goto out;
 	}
-	if (json_object_object_get_ex(resp, "stdout", &v) && json_object_is_type(v, json_type_string))
+	if (json_object_object_get_ex(resp, "stdout", &v) && json_object_is_type(v, json_type_string)) {
 		out = json_object_get_string(v);
+		outlen = (size_t)json_object_get_string_len(v);
+	}
 	if (json_object_object_get_ex(resp, "stderr", &v) && json_object_is_type(v, json_type_string))
 		errout = json_object_get_string(v);
 	snprintf(name, sizeof(name), "%s.out", e->label);
@@ -217,7 +220,9 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 			goto out;
 		}
 	}
-	if (e->ops->parse(e->params, out, strlen(out), &ms, &perr)) {
+	if (json_object_object_get_ex(resp, "truncated", &v) && json_object_get_boolean(v))
+		warning("%s: the guest truncated the output at its capture limit", e->label);
+	if (e->ops->parse(e->params, out, outlen, &ms, &perr)) {
 		char msg[400];
 		snprintf(msg, sizeof(msg), "cannot parse %s output (line %d): %s", e->ops->name,
 			 perr.line, perr.msg);

@@ -145,6 +145,7 @@ static int cyclictest_command(const void *params, struct guest_cmd *cmd)
 	return 0;
 }
 
+/* Nearest-rank percentile of a 1 us histogram (see cyclictest.h). */
 int cyclictest_percentile(const uint64_t *counts, size_t nbuckets, uint64_t overflows,
 			  double max, uint32_t ppm, double *out)
 {
@@ -185,6 +186,7 @@ static const struct {
 };
 #define N_PCT (sizeof(ct_percentiles) / sizeof(ct_percentiles[0]))
 
+/* The five standard percentiles as metrics, all or none. */
 int cyclictest_add_percentiles(struct metric_set *ms, const uint64_t *counts,
 			       size_t nbuckets, uint64_t overflows, double max)
 {
@@ -234,6 +236,7 @@ static void ct_hist_init(struct ct_hist *h, const struct cyclictest_params *p)
 		h->first[t] = UINT64_MAX;
 }
 
+/* Free what ct_hist_init allocated. */
 static void ct_hist_release(struct ct_hist *h)
 {
 	free(h->counts);
@@ -256,8 +259,7 @@ static int parse_bucket(struct ct_hist *h, const struct line *ln, uint64_t *next
 	uint64_t idx, c;
 	int t = 0;
 
-	line_token(ln, &pos, &tok);
-	if (span_u64(tok, UINT64_MAX, &idx))
+	if (!line_token(ln, &pos, &tok) || span_u64(tok, UINT64_MAX, &idx))
 		return parse_fail(err, ln->no, "bad histogram bucket '%.*s'", LINE_SHOW(ln));
 	if (idx >= h->nbuckets)
 		return parse_fail(err, ln->no, "histogram bucket %llu beyond the %zu requested",

@@ -127,10 +127,13 @@ static int valid_opname(struct span s)
 }
 
 /* A JSON number that prints with dbench's own digits ("0.029", not
- * "0.029000000000000001"); S passed span_decimal, so it is short. */
+ * "0.029000000000000001"). S passed span_decimal, so it is short and
+ * plain; leading zeros ("007.5") are not JSON and get the binary value. */
 static json_object *json_decimal(struct span s, double v)
 {
 	char buf[48];
+	if (s.len > 1 && s.s[0] == '0' && s.s[1] != '.')
+		return json_object_new_double(v);
 	snprintf(buf, sizeof(buf), "%.*s", (int)s.len, s.s);
 	return json_object_new_double_s(v, buf);
 }
