@@ -5,6 +5,8 @@
 #   make bench      KERNEL=rt-stock SUITE=quick [ITERATIONS=N]
 #   make test       unit tests (plain + ASan/UBSan) and integration tests
 #   make overhead   boot time and harness overhead, smoke suite, 3 runs
+#   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
+#   make kernel-check  lockdep + locktorture on the patched RT kernel
 
 CC      ?= gcc
 O       ?= build
@@ -67,6 +69,19 @@ bench: deps all
 overhead: deps all
 	./kbench overhead --kernel '$(KERNEL)' --suite smoke --runs 3
 
+# Build (or find in the cache) one kernel variant.
+kernel: deps all
+	./kbench build '$(KERNEL)'
+
+# Lockdep + locktorture on the patched RT kernel in every lock mode
+# (about 40 minutes under TCG; KCHECK_SECONDS=300 per mode and type).
+kernel-check: deps all
+	sh tests/check/kernel-check.sh
+
+# Build times of the patched test kernel: clean, touched, cache hit.
+kernel-bench: deps all
+	sh tests/check/kernel-bench.sh
+
 unit: $(TESTS) $(SAN_TESTS)
 
 test: deps all unit
@@ -75,6 +90,6 @@ test: deps all unit
 clean:
 	rm -rf $(O) kbench
 
-.PHONY: all deps bench overhead unit test clean
+.PHONY: all deps bench overhead kernel kernel-check kernel-bench unit test clean
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

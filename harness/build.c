@@ -540,6 +540,9 @@ static void compiler_version(char *out, size_t n)
 	sb_release(&sb);
 }
 
+/* Count kbuild's quiet step lines ("  CC      kernel/fork.o") added to the
+ * log since *POS; only whole lines are consumed, so a line split between
+ * two reads is counted once. */
 static int count_lines_matching(const char *path, off_t *pos, int *count)
 {
 	char buf[65536];
@@ -547,17 +550,30 @@ static int count_lines_matching(const char *path, off_t *pos, int *count)
 	ssize_t n;
 	if (fd < 0)
 		return -1;
-	if (lseek(fd, *pos, SEEK_SET) < 0) {
-		close(fd);
-		return -1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		/* kbuild's quiet lines: "  CC      kernel/fork.o" */
-		for (ssize_t i = 0; i + 4 < n; i++)
-			if (buf[i] == '\n' && buf[i + 1] == ' ' && buf[i + 2] == ' ' &&
-			    buf[i + 3] >= 'A' && buf[i + 3] <= 'Z')
+	for (;;) {
+		ssize_t start = 0, last_nl = -1;
+		if (lseek(fd, *pos, SEEK_SET) < 0)
+			break;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n')
+				continue;
+			if (i - start >= 3 && buf[start] == ' ' && buf[start + 1] == ' ' &&
+			    buf[start + 2] >= 'A' && buf[start + 2] <= 'Z')
 				(*count)++;
-		*pos += n;
+			start = i + 1;
+			last_nl = i;
+		}
+		if (last_nl < 0) {
+			if (n == (ssize_t)sizeof(buf))
+				*pos += n; /* a huge line: skip it */
+			break;
+		}
+		*pos += last_nl + 1;
+		if (n < (ssize_t)sizeof(buf))
+			break;
 	}
 	close(fd);
 	return 0;
@@ -702,13 +718,17 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 	struct strbuf dropped = STRBUF_INIT, key = STRBUF_INIT;
 	char tree[KB_PATH_MAX], treekey[600], builds[KB_PATH_MAX], obj[KB_PATH_MAX] = "";
 	char log[KB_PATH_MAX], cc[256], h[65], entry[KB_PATH_MAX], tmpent[KB_PATH_MAX] = "";
-	char cfgobj[KB_PATH_MAX] = "", cfglog[KB_PATH_MAX];
+	char cfgobj[KB_PATH_MAX] = "", cfglog[KB_PATH_MAX], inhash[65] = "", inptr[KB_PATH_MAX] = "";
 	const char *ksrc = getenv("KSRC");
 	int ret = -1, lock = -1;
 
 	memset(&src, 0, sizeof(src));
-	if (bi)
-		memset(bi, 0, sizeof(*bi));
+	if (bi) {
+		/* keep the caller's request, clear the results */
+		bi->hit = 0;
+		bi->build_s = 0;
+		bi->key[0] = bi->source[0] = bi->compiler[0] = '\0';
+	}
 	if (ksrc && *ksrc ? source_ksrc(ksrc, &src) : source_debian(v, &src))
 		return -1;
 	if (patched_tree(v, &src, tree, sizeof(tree), treekey, sizeof(treekey)))
@@ -717,6 +737,65 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 	lock = lock_dir(builds, "kernel builds");
 	if (lock < 0)
 		return -1;
+	compiler_version(cc, sizeof(cc));
+	/* Fast path: the same inputs (tree, base, fragments, compiler) were
+	 * configured and built before: no need to configure again. */
+	{
+		char list[OPT_STR_MAX], *save = NULL;
+		struct strbuf in = STRBUF_INIT;
+		sb_addf(&in, "%s\ninputs\nsource %s\nbase %d\ncompiler %s\n", BUILD_FORMAT, treekey,
+			v->base, cc);
+		snprintf(list, sizeof(list), "%s", v->configs);
+		for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+			char path[KB_PATH_MAX], fh[65];
+			snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
+			if (sha256_file_hex(path, fh)) {
+				sb_release(&in);
+				goto out;
+			}
+			sb_addf(&in, "fragment %s %s\n", t, fh);
+		}
+		sha256_hex(in.buf, in.len, inhash);
+		sb_release(&in);
+		snprintf(inptr, sizeof(inptr), "%s/inputs/%.24s", builds, inhash);
+	}
+	/* --rebuild of a configured build: straight to make in its object dir */
+	if (bi && bi->rebuild && !bi->config_out[0] && path_exists(inptr)) {
+		struct strbuf sb = STRBUF_INIT;
+		if (read_file(inptr, &sb, 128) == 0 && sb.buf) {
+			rtrim(sb.buf);
+			snprintf(obj, sizeof(obj), "%s/obj-%.24s", builds, sb.buf);
+			if (!strchr(sb.buf, '/') && strlen(sb.buf) >= 24 && path_exists(obj)) {
+				snprintf(h, sizeof(h), "%s", sb.buf);
+				snprintf(entry, sizeof(entry), "%s/%.24s", builds, h);
+				sb_release(&sb);
+				goto build;
+			}
+		}
+		obj[0] = '\0';
+		sb_release(&sb);
+	}
+	if (!(bi && (bi->config_out[0] || bi->rebuild)) && path_exists(inptr)) {
+		struct strbuf sb = STRBUF_INIT;
+		if (read_file(inptr, &sb, 128) == 0 && sb.buf) {
+			rtrim(sb.buf);
+			snprintf(entry, sizeof(entry), "%s/%s", builds, sb.buf);
+			if (!strchr(sb.buf, '/') && entry_fill(entry, k) == 0) {
+				snprintf(h, sizeof(h), "%s", sb.buf);
+				info("kbench: %s: build cache hit (%s, kernel %s)", v->name, entry, k->release);
+				if (bi) {
+					bi->hit = 1;
+					snprintf(bi->key, sizeof(bi->key), "%.24s", h);
+					snprintf(bi->source, sizeof(bi->source), "%s", treekey);
+					snprintf(bi->compiler, sizeof(bi->compiler), "%s", cc);
+				}
+				sb_release(&sb);
+				ret = 0;
+				goto out;
+			}
+		}
+		sb_release(&sb);
+	}
 
 	/* configure in a scratch dir: the merged .config is part of the key */
 	snprintf(cfgobj, sizeof(cfgobj), "%s/.cfg-%ld", builds, (long)getpid());
@@ -738,7 +817,6 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 		ret = copy_file(p, bi->config_out, 0644);
 		goto out;
 	}
-	compiler_version(cc, sizeof(cc));
 	{
 		struct strbuf cfg = STRBUF_INIT;
 		char p[KB_PATH_MAX];
@@ -758,7 +836,7 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 		snprintf(bi->source, sizeof(bi->source), "%s", treekey);
 		snprintf(bi->compiler, sizeof(bi->compiler), "%s", cc);
 	}
-	if (entry_fill(entry, k) == 0) {
+	if (!(bi && bi->rebuild) && entry_fill(entry, k) == 0) {
 		info("kbench: %s: build cache hit (%s, kernel %s)", v->name, entry, k->release);
 		if (bi)
 			bi->hit = 1;
@@ -777,7 +855,9 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 		if (copy_file(from, to, 0644))
 			goto out;
 	}
+build:
 	snprintf(log, sizeof(log), "%s/build.log", obj);
+	unlink(log);
 	{
 		char cnt[KB_PATH_MAX];
 		struct strbuf sb = STRBUF_INIT;
@@ -785,7 +865,7 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 		double t0 = now_mono();
 		snprintf(cnt, sizeof(cnt), "%s/steps-%s", builds,
 			 v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig");
-		if (read_file(cnt, &sb, 64) == 0 && sb.buf)
+		if (path_exists(cnt) && read_file(cnt, &sb, 64) == 0 && sb.buf)
 			expect = atoi(sb.buf);
 		sb_release(&sb);
 		if (!expect)
@@ -862,6 +942,9 @@ out:
 		snprintf(ptr, sizeof(ptr), "%s/%s", pdir, v->name);
 		if (mkdir_p(pdir, 0755) == 0)
 			write_file_atomic(ptr, s, strlen(s));
+		snprintf(pdir, sizeof(pdir), "%s/inputs", builds);
+		if (inptr[0] && mkdir_p(pdir, 0755) == 0)
+			write_file_atomic(inptr, s, strlen(s));
 		free(s);
 	}
 	if (tmpent[0])

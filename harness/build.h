@@ -11,6 +11,7 @@ struct build_info {
 	int hit;             /* found in the cache */
 	double build_s;      /* time of `make bzImage` on a miss */
 	char config_out[4096]; /* if set: stop after the config step, copy .config here */
+	int rebuild;           /* ignore a cache hit: run make again in the kept object dir */
 };
 
 /* Find V's kernel in the build cache or build it (source, patch, config,

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Install the Debian packages kbench needs, only those missing.
 # Called by `make deps` (and so by `make bench` and `make test`).
+# The last line is what building kernel variants from source needs.
 set -eu
 pkgs="build-essential qemu-system-x86 dbench rt-tests busybox-static
 libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
-python3 python3-jsonschema"
+python3 python3-jsonschema
+flex bison bc libelf-dev patch ccache"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed; then

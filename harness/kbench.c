@@ -16,6 +16,7 @@
 #include "results.h"
 #include "run.h"
 #include "spawn.h"
+#include "cmd_compare.h"
 
 #ifndef KB_VERSION
 #define KB_VERSION "0.0.0"
@@ -32,16 +33,25 @@ static void usage(FILE *f)
 		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
 		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
+		"              --cmdline ARGS (added to the variant's kernel command line)\n"
 		"  overhead  boot time and harness overhead over several runs\n"
 		"              --kernel VARIANT  --suite SUITE (smoke)  --runs N (3)\n"
 		"  kernels   list kernel variants and whether they are cached\n"
 		"  fetch     fetch or build a variant's kernel into the cache: fetch VARIANT [--refresh]\n"
-		"  build     the same as fetch (reads better for source-built variants)\n"
+		"  build     the same as fetch (reads better for source-built variants);\n"
+		"            --rebuild runs make again in the kept object directory\n"
 		"  kconfig   write a source-built variant's merged config: kconfig VARIANT FILE\n"
 		"  workloads list workloads and their parameters\n"
 		"  show      print the summary of a run: show RUN-DIR|results.json\n"
 		"  validate  check results files against the schema: validate FILE...\n"
 		"  doctor    check dependencies, KVM and the cache\n"
+		"  compare   compare variants from stored results: compare RESULTS... [--baseline V]\n"
+		"              [--out DIR] (comparison.json + report.html); see kbench compare --help\n"
+		"  report    rebuild comparison.json and report.html of a compare directory: report DIR\n"
+		"  regress   baseline against current for CI: regress --baseline R --current R\n"
+		"              [--threshold METRIC=PCT]... (exit 0 ok, 1 regressed, 2 error, 3 too noisy)\n"
+		"  campaign  run variants interleaved, then compare: campaign --kernels \"A B\"\n"
+		"              [--suite S] [--iterations N] [--warmup N] [--seed N]\n"
 		"\n"
 		"environment: KBENCH_CACHE (cache, default $XDG_CACHE_HOME/kbench or ~/.cache/kbench),\n"
 		"  KBENCH_MIRROR (Debian mirror), KBENCH_HOME (kbench's data directory)\n"
@@ -72,7 +82,7 @@ static int parse_accel(const char *s, enum accel *a)
 }
 
 enum { O_KERNEL = 1000, O_SUITE, O_ITER, O_VCPUS, O_MEM, O_ACCEL, O_REPORTS, O_RUNID, O_RUNS,
-       O_REFRESH, O_BOOT_TIMEOUT, O_HELP };
+       O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP };
 
 static const struct option run_longopts[] = {
 	{ "kernel", required_argument, NULL, O_KERNEL },
@@ -85,6 +95,7 @@ static const struct option run_longopts[] = {
 	{ "run-id", required_argument, NULL, O_RUNID },
 	{ "runs", required_argument, NULL, O_RUNS },
 	{ "boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT },
+	{ "cmdline", required_argument, NULL, O_CMDLINE },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -121,6 +132,9 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 		case O_BOOT_TIMEOUT:
 			if (parse_int_arg("--boot-timeout", optarg, 1, 3600, &o->boot_timeout_s))
 				return -1;
+			break;
+		case O_CMDLINE:
+			o->cmdline = optarg;
 			break;
 		case O_REPORTS:
 			o->reports = optarg;
@@ -270,7 +284,7 @@ static int cmd_fetch(int argc, char **argv)
 	int refresh = 0;
 	const char *name = NULL;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--refresh"))
+		if (!strcmp(argv[i], "--refresh") || !strcmp(argv[i], "--rebuild"))
 			refresh = 1;
 		else if (argv[i][0] == '-')
 			return error("unknown option '%s'", argv[i]), KB_EXIT_USAGE;
@@ -279,7 +293,20 @@ static int cmd_fetch(int argc, char **argv)
 	}
 	if (!name)
 		return error("usage: kbench fetch VARIANT [--refresh]"), KB_EXIT_USAGE;
-	if (variant_load(name, &v) || kernel_get(&v, refresh, &k))
+	if (variant_load(name, &v))
+		return KB_EXIT_USAGE;
+	if (v.source == VSRC_BUILD) {
+		struct build_info bi;
+		double t0 = now_mono();
+		memset(&bi, 0, sizeof(bi));
+		bi.rebuild = refresh;
+		if (kernel_build(&v, &k, &bi))
+			return KB_EXIT_USAGE;
+		printf("%s: kernel %s, %s in %.2f s (key %s)\n", v.name, k.release,
+		       bi.hit ? "cache hit" : "built", now_mono() - t0, bi.key);
+		return KB_EXIT_OK;
+	}
+	if (kernel_get(&v, refresh, &k))
 		return KB_EXIT_USAGE;
 	printf("%s: %s %s (kernel %s) in %s\n", v.name, k.package, k.version, k.release, k.dir);
 	return KB_EXIT_OK;
@@ -432,6 +459,8 @@ static const struct {
 	{ "fetch", cmd_fetch },     { "workloads", cmd_workloads }, { "show", cmd_show },
 	{ "validate", cmd_validate }, { "doctor", cmd_doctor },   { "kconfig", cmd_kconfig },
 	{ "build", cmd_fetch },
+	{ "compare", cmd_compare }, { "report", cmd_report }, { "regress", cmd_regress },
+	{ "campaign", cmd_campaign },
 };
 
 int main(int argc, char **argv)

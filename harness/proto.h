@@ -14,7 +14,8 @@
  *                {"op":"poweroff"}
  * guest -> host  {"op":"hello","proto":1,"kernel":"..","kernel_version":"..",
  *                 "realtime":"1"|null,"cmdline":"..","nproc":N,"mem_kb":N,
- *                 "uptime_s":X,"modules_failed":[..]}
+ *                 "uptime_s":X,"modules_failed":[..],"lock_stats":B,
+ *                 "rtmutex_params":{name:value}|null}
  *                {"op":"result","id":N,"status":N,"signal":N,"timed_out":B,
  *                 "wall_s":X,"user_s":X,"sys_s":X,"stdout":"..","stderr":"..",
  *                 "truncated":B,"bg_runs":N,"error":".."}
@@ -26,6 +27,11 @@
 #define KB_PORT_NAME "org.kbench.agent.0"
 /* Largest message either side accepts (guest output is untrusted). */
 #define KB_PROTO_MAX_LINE (32u << 20)
+/* The reference patch's lock counters (kernels/patches/). */
+#define KB_LOCK_STATS "/sys/kernel/debug/rtmutex/stats"
+#define KB_LOCK_STATS_RESET "/sys/kernel/debug/rtmutex/reset"
+#define KB_RTMUTEX_PARAMS "/sys/module/rtmutex/parameters"
+
 /* Default cap on a command's captured stdout/stderr. */
 #define KB_PROTO_MAX_OUTPUT (8u << 20)
 

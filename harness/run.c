@@ -5,6 +5,7 @@
 #include "image.h"
 #include "kernel.h"
 #include "results.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <gsl/gsl_sort.h>
@@ -110,11 +111,66 @@ static int save_text(const char *dir, const char *name, const char *text, char *
 	return write_file_atomic(path, text, strlen(text));
 }
 
+/* Small request helpers for the agent's read and write ops. */
+static int agent_write(struct guest *g, const char *path, const char *data)
+{
+	json_object *req = json_object_new_object(), *resp = NULL;
+	int ret;
+	json_object_object_add(req, "op", json_object_new_string("write"));
+	json_object_object_add(req, "path", json_object_new_string(path));
+	json_object_object_add(req, "data", json_object_new_string(data));
+	ret = guest_call(g, req, 30, &resp);
+	if (ret == 0 && json_object_object_get(resp, "error"))
+		ret = -1;
+	json_object_put(req);
+	json_object_put(resp);
+	return ret;
+}
+
+static char *agent_read(struct guest *g, const char *path)
+{
+	json_object *req = json_object_new_object(), *resp = NULL, *v;
+	char *data = NULL;
+	json_object_object_add(req, "op", json_object_new_string("read"));
+	json_object_object_add(req, "path", json_object_new_string(path));
+	if (guest_call(g, req, 30, &resp) == 0 && json_object_object_get_ex(resp, "data", &v) &&
+	    json_object_is_type(v, json_type_string))
+		data = xstrdup(json_object_get_string(v));
+	json_object_put(req);
+	json_object_put(resp);
+	return data;
+}
+
+/* Parse the patch's counters ("rtlock.spin_started 123" lines; guest
+ * data, so bounded and checked) into a JSON object, NULL if malformed. */
+json_object *parse_lock_stats(const char *text)
+{
+	json_object *o = json_object_new_object();
+	int n = 0;
+	const char *p = text;
+	while (*p) {
+		char name[64];
+		unsigned long long v;
+		int len = 0;
+		if (sscanf(p, "%63[a-z_.] %llu%n", name, &v, &len) != 2 || len <= 0 || ++n > 256 ||
+		    (p[len] != '\n' && p[len] != '\0')) {
+			json_object_put(o);
+			return NULL;
+		}
+		json_object_object_add(o, name, json_object_new_int64((int64_t)v));
+		p += len;
+		while (*p == '\n')
+			p++;
+	}
+	return o;
+}
+
 /* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is
  * still usable afterwards, -1 if it is gone or hung. */
 static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
 			const char *rawdir, const char *relraw, json_object *wj)
 {
+	int lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
 	struct guest_cmd cmd;
 	json_object *req = NULL, *resp = NULL, *v, *argv, *metrics;
 	struct metric_set ms = METRIC_SET_INIT;
@@ -165,6 +221,8 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	}
 	info("kbench:   %s: %s", e->label,
 	     json_object_get_string(json_object_object_get(wj, "command")));
+	if (lock_stats && agent_write(g, KB_LOCK_STATS_RESET, "1"))
+		warning("%s: cannot reset the lock counters", e->label);
 	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
 		json_object_object_add(wj, "status",
 				       json_object_new_string(g->timed_out ? "timeout" : "failed"));
@@ -199,6 +257,15 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 			    isfinite(json_object_get_double(v)) && json_object_get_double(v) >= 0)
 				json_object_object_add(wj, keys[i],
 						       json_object_new_double(json_object_get_double(v)));
+	}
+	if (lock_stats) {
+		char *text = agent_read(g, KB_LOCK_STATS);
+		json_object *ls = text ? parse_lock_stats(text) : NULL;
+		if (ls)
+			json_object_object_add(wj, "lock_stats", ls);
+		else
+			warning("%s: the lock counters could not be read or parsed", e->label);
+		free(text);
 	}
 	if (json_object_object_get_ex(resp, "bg_runs", &v) && json_object_get_int(v) > 0)
 		json_object_object_add(wj, "background_runs", json_object_new_int(json_object_get_int(v)));
@@ -480,7 +547,8 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	if (mkdir_p(workdir, 0755))
 		goto out;
 	snprintf(scratch, sizeof(scratch), "%s/scratch.img", workdir);
-	snprintf(cmdline, sizeof(cmdline), "%s", v.cmdline);
+	snprintf(cmdline, sizeof(cmdline), "%s%s%s", v.cmdline, o->cmdline ? " " : "",
+		 o->cmdline ? o->cmdline : "");
 
 	memset(&bp, 0, sizeof(bp));
 	bp.kernel = k.vmlinuz;
@@ -527,13 +595,15 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	jv = json_object_new_object();
 	json_object_object_add(jv, "name", json_object_new_string(v.name));
 	json_object_object_add(jv, "description", jstr_or_null(v.description));
-	json_object_object_add(jv, "source", json_object_new_string("debian-image"));
+	json_object_object_add(jv, "source", json_object_new_string(
+		v.source == VSRC_BUILD ? "build" : "debian-image"));
+	json_object_object_add(jv, "test_only", json_object_new_boolean(v.test_only));
 	json_object_object_add(jv, "package", json_object_new_string(k.package));
 	json_object_object_add(jv, "package_version", json_object_new_string(k.version));
 	json_object_object_add(jv, "metapackage", json_object_new_string(v.package));
 	json_object_object_add(jv, "image_release", json_object_new_string(k.release));
 	json_object_object_add(jv, "config_hash", jstr_or_null(k.config_hash));
-	json_object_object_add(jv, "extra_cmdline", json_object_new_string(v.cmdline));
+	json_object_object_add(jv, "extra_cmdline", json_object_new_string(cmdline));
 	json_object_object_add(jv, "kernel_release", NULL);
 	json_object_object_add(jv, "realtime", NULL);
 	json_object_object_add(jv, "cmdline", NULL);
@@ -560,6 +630,9 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	if (results_save(doc, res->results))
 		goto out;
 
+	if (v.test_only)
+		warning("variant '%s' is a TEST kernel (small config): its figures are not "
+			"representative and must not be compared with real variants", v.name);
 	info("kbench: run %s: %s (%s %s), suite %s, %d iteration%s%s, %d vCPU, %d MiB, %s",
 	     run_id, v.name, k.package, k.version, s.name, iterations, iterations == 1 ? "" : "s",
 	     s.warmup ? " + warm-up" : "", vcpus, mem, accel_name(bp.accel));
@@ -582,6 +655,9 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 			static const char *const map[][2] = { { "kernel", "kernel_release" },
 							       { "realtime", "realtime" },
 							       { "cmdline", "cmdline" } };
+			json_object *rp = json_object_object_get(gh, "rtmutex_params");
+			if (rp && json_object_is_type(rp, json_type_object))
+				json_object_object_add(vv, "rtmutex_params", json_object_get(rp));
 			for (int m = 0; m < 3; m++) {
 				json_object *x = json_object_object_get(gh, map[m][0]);
 				if (x && json_object_is_type(x, json_type_string))

@@ -17,6 +17,7 @@ struct run_opts {
 	enum accel accel;
 	const char *reports;    /* NULL = <kbench home>/reports */
 	const char *run_id;     /* NULL = generated */
+	const char *cmdline;    /* added to the variant's kernel command line */
 	int boot_timeout_s;     /* 0 = derived from the accelerator */
 	int no_latest;          /* don't move reports/latest */
 	int quiet_summary;
@@ -40,6 +41,9 @@ const char *agent_path(void);
 
 /* Check the host tools a run needs; -1 (errors printed) if any is missing. */
 int check_tools(void);
+
+/* Parse the reference patch's lock counters; NULL if malformed. */
+json_object *parse_lock_stats(const char *text);
 
 /* Print the summary table of a results document. */
 void print_summary(json_object *doc, FILE *out);

@@ -238,6 +238,28 @@ static void do_hello(void)
 		free(up);
 	}
 	json_object_object_add(r, "modules_failed", json_object_get(modules_failed));
+	/* the reference patch's knobs and counters, when the kernel has them */
+	json_object_object_add(r, "lock_stats",
+			       json_object_new_boolean(access(KB_LOCK_STATS, R_OK) == 0));
+	{
+		DIR *d = opendir("/sys/module/rtmutex/parameters");
+		struct dirent *e;
+		json_object *params = d ? json_object_new_object() : NULL;
+		while (d && (e = readdir(d))) {
+			char path[300];
+			char *val;
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/module/rtmutex/parameters/%s", e->d_name);
+			val = read_small(path);
+			if (val)
+				add_str(params, e->d_name, val);
+			free(val);
+		}
+		if (d)
+			closedir(d);
+		json_object_object_add(r, "rtmutex_params", params);
+	}
 	send_json(r);
 	json_object_put(r);
 	free(rt);
