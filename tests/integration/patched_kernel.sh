@@ -69,12 +69,13 @@ s=$(sum off spin_started); echo "off: spin_started=$s sleeps=$(sum off sleeps) s
 run unbounded "rtmutex.spin_max_loops=0"
 [ "$(sum unbounded spin_bound)" = 0 ] && ok "no spin ends by the bound when unbounded" || bad "bound hits when unbounded"
 run bound1 "rtmutex.spin_max_loops=1"
-b=$(sum bound1 spin_bound); s=$(sum bound1 spin_started); echo "bound1: spin_started=$s spin_bound=$b"
-if [ "$s" -gt 0 ]; then
-	[ "$b" -gt 0 ] && ok "spins end by the bound when it is 1 loop" || bad "no bound hits with spin_max_loops=1"
-else
-	echo "note: no spins happened in this run; the bound check is vacuous"
-fi
+[ "$(param bound1 spin_max_loops)" = 1 ] && ok "spin_max_loops=1 (the later command-line value wins)" || bad "spin_max_loops: $(param bound1 spin_max_loops)"
+b=$(sum bound1 spin_bound); s=$(sum bound1 spin_started); l=$(sum bound1 spin_loops)
+echo "bound1: spin_started=$s spin_loops=$l spin_bound=$b"
+# with a bound of 1 no spin can take more than one loop; whether any spin
+# reaches the bound depends on timing (under TCG most end with the owner
+# off CPU), so that count is reported, not required
+[ "$l" -le "$s" ] && ok "no spin exceeded the bound of 1 loop" || bad "spins exceeded the bound: $l loops in $s spins"
 
 # a bad value is refused: the kernel keeps the default and says so
 run badval "rtmutex.spin_max_loops=abc"
