@@ -54,11 +54,14 @@ $(O)/san/%.o: %.c
 
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $^ $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
 
 $(O)/tests-san/%: tests/unit/%.c $(SAN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(KB_CFLAGS) $(DEFS) -o $@ $^ $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN) $(KB_CFLAGS) $(DEFS) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
+
+# objects are real targets, not intermediates to delete
+.SECONDARY:
 
 deps:
 	@sh harness/deps.sh
@@ -85,6 +88,7 @@ kernel-bench: deps all
 unit: $(TESTS) $(SAN_TESTS)
 
 test: deps all unit
+	@sh harness/deps.sh test
 	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
 
 clean:
@@ -93,3 +97,21 @@ clean:
 .PHONY: all deps bench overhead kernel kernel-check kernel-bench unit test clean
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# Comparisons (issue 4):
+#   make compare       KERNELS="mainline-stock rt-stock" [SUITE=quick] [ITERATIONS=5]
+#                      (default KERNELS: every variant whose kernel can be had)
+#   make report-bench  time comparison + report for 4 variants x 4 workloads x 10 iterations
+KERNELS ?=
+
+compare: deps all
+	./kbench campaign $(if $(KERNELS),--kernels '$(KERNELS)') --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(KB_ARGS)
+
+$(O)/report-bench: tests/bench/report_bench.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $< $(LIB_OBJ) $(LIBS)
+
+report-bench: $(O)/report-bench
+	$(O)/report-bench
+
+.PHONY: compare report-bench

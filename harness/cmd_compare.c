@@ -475,7 +475,7 @@ static int campaign_save(struct campaign *cp)
 
 /* One (variant, round) run: iterations = 1, results in DIR/runs/RUN_ID. */
 static int campaign_run(struct campaign *cp, const struct run_opts *base, const char *variant,
-			int round, int warm, int pos)
+			int round, int rounds, int warm, int pos, int npos)
 {
 	struct run_opts o = *base;
 	struct run_result r;
@@ -490,8 +490,8 @@ static int campaign_run(struct campaign *cp, const struct run_opts *base, const 
 	o.reports = reports;
 	o.no_latest = 1;
 	o.quiet_summary = 1;
-	printf("kbench campaign: %s %d, %d: %s\n", warm ? "warm-up round" : "round", round, pos,
-	       variant);
+	printf("kbench campaign: %s %d/%d, run %d/%d: %s\n", warm ? "warm-up round" : "round", round,
+	       rounds, pos, npos, variant);
 	rc = run_bench(&o, &r);
 	json_object_object_add(e, "round", json_object_new_int(round));
 	json_object_object_add(e, "warmup", json_object_new_boolean(warm));
@@ -711,7 +711,7 @@ int cmd_campaign(int argc, char **argv)
 		json_object_array_add(json_object_object_get(cp.doc, "order"), ro_json);
 		for (size_t i = 0; i < kernels.n && !kb_interrupted; i++) {
 			int rc = campaign_run(&cp, &ro, kernels.v[order[i]], warm ? round + warmup : round,
-					      warm, (int)i + 1);
+					      warm ? warmup : iterations, warm, (int)i + 1, (int)kernels.n);
 			if (rc == KB_EXIT_USAGE) {
 				error("campaign stopped: %s could not run (see above)", kernels.v[order[i]]);
 				stop = 1;

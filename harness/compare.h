@@ -88,6 +88,8 @@ enum cmp_class {
 	CMP_CLASS_TAIL,     /* tail latencies, maxima, counts, anything else */
 };
 const char *cmp_class_name(enum cmp_class c);
+/* The class's default minimum effect and noise limit (fractions). */
+void cmp_class_defaults(enum cmp_class c, double *min_effect, double *max_cv);
 
 /* One metric of one group. */
 struct cmp_cell {

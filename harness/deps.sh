@@ -8,6 +8,10 @@ libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
 python3 python3-jsonschema
 flex bison bc libelf-dev patch ccache"
+# `deps.sh test`: also what the tests use to check kbench's output
+if [ "${1:-}" = test ]; then
+	pkgs="$pkgs libxml2-utils python3-pil chromium"
+fi
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed; then

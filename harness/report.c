@@ -134,7 +134,8 @@ static const char css[] =
 	"td.better{background:#f0fdf3}td.worse{background:#fff5f4}"
 	".noisy{color:#9a6700;font-size:12px;font-weight:600}"
 	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(290px,1fr));gap:12px}"
-	".grid>*{min-width:0}.env{grid-template-columns:repeat(auto-fill,minmax(370px,1fr))}"
+	".grid>*{min-width:0}.env{grid-template-columns:1fr}"
+	"dl.kv.wide{grid-template-columns:max-content 1fr max-content 1fr}"
 	".grid .card{margin:0;padding:8px 10px}"
 	"svg{display:block;max-width:100%;height:auto}"
 	"svg text{font-family:system-ui,'DejaVu Sans',sans-serif}"
@@ -330,7 +331,7 @@ static void histogram_chart(struct strbuf *sb, const struct comparison *c,
 		double step = nice_step(xmax, 8);
 		xmax = ceil(xmax / step) * step;
 	}
-	ymax = ceil(log10((double)maxcount));
+	ymax = ceil(log10((double)maxcount) + 0.15); /* headroom above the tallest bin */
 	if (ymax < 1)
 		ymax = 1;
 #define X(v) (L + (v) / xmax * pw)
@@ -452,7 +453,7 @@ static void warnings(struct strbuf *sb, const struct comparison *c)
 
 /* A variant's cell: value +- half interval, and its change vs the baseline. */
 static void value_cell(struct strbuf *sb, const struct comparison *c, const struct cmp_metric *m,
-		       size_t g)
+		       size_t g, int ratio)
 {
 	const struct cmp_cell *x = &m->cell[g];
 	const char *cls = g != c->base && x->verdict == CMP_BETTER ? " better" :
@@ -475,6 +476,8 @@ static void value_cell(struct strbuf *sb, const struct comparison *c, const stru
 	if (g != c->base) {
 		sb_adds(sb, "<br>");
 		pct(sb, x->rel);
+		if (ratio && isfinite(x->rel))
+			sb_addf(sb, " <span class=\"small\">(&#215;%.2f)</span>", x->rel + 1);
 		if (isfinite(x->rel_lo)) {
 			sb_adds(sb, " <span class=\"small\">[");
 			pct(sb, x->rel_lo);
@@ -507,6 +510,7 @@ static void hist_cell(struct strbuf *sb, const struct comparison *c, const struc
 	if (g != c->base && b->ok && bv > 0) {
 		sb_adds(sb, "<br>");
 		pct(sb, v / bv - 1);
+		sb_addf(sb, " <span class=\"small\">(&#215;%.2f)</span>", v / bv);
 		if (x && x->verdict != CMP_MISSING)
 			verdict_tag(sb, x->verdict);
 	}
@@ -547,23 +551,22 @@ static void seed_table(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "<tr><td class=\"l\">dbench throughput (MB/s)</td>");
 	for (size_t g = 0; g < c->ng; g++) {
 		if (db)
-			value_cell(sb, c, db, g);
+			value_cell(sb, c, db, g, 1);
 		else
 			sb_adds(sb, "<td class=\"small\">not measured</td>");
 	}
 	history_cells(sb, "1500", "~170 <span class=\"small\">(&#215;0.11)</span>",
 		      "~700 <span class=\"small\">(&#215;0.47)</span>");
 	sb_adds(sb, "</tr><tr><td class=\"l\">hackbench time (s)");
-	if (hb)
+	if (hb && strcmp(hb->label, hb->workload)) {
 		sb_adds(sb, " <span class=\"small\">");
-	if (hb) {
 		esc(sb, hb->label);
 		sb_adds(sb, "</span>");
 	}
 	sb_adds(sb, "</td>");
 	for (size_t g = 0; g < c->ng; g++) {
 		if (hb)
-			value_cell(sb, c, hb, g);
+			value_cell(sb, c, hb, g, 1);
 		else
 			sb_adds(sb, "<td class=\"small\">not measured</td>");
 	}
@@ -573,7 +576,7 @@ static void seed_table(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "</tr><tr><td class=\"l\">kernel build (s)</td>");
 	for (size_t g = 0; g < c->ng; g++) {
 		if (kb)
-			value_cell(sb, c, kb, g);
+			value_cell(sb, c, kb, g, 1);
 		else
 			sb_adds(sb, "<td class=\"small\">not measured</td>");
 	}
@@ -588,9 +591,13 @@ static void seed_table(struct strbuf *sb, const struct comparison *c)
 					per = &c->m[i];
 			sb_adds(sb, "<tr><td class=\"l\">cyclictest ");
 			sb_adds(sb, which ? "p99.99" : "max");
-			sb_adds(sb, " (us) <span class=\"small\">");
-			esc(sb, c->lat[l].label);
-			sb_adds(sb, "</span></td>");
+			sb_adds(sb, " (us)");
+			if (strcmp(c->lat[l].label, "cyclictest")) {
+				sb_adds(sb, " <span class=\"small\">");
+				esc(sb, c->lat[l].label);
+				sb_adds(sb, "</span>");
+			}
+			sb_adds(sb, "</td>");
 			for (size_t g = 0; g < c->ng; g++)
 				hist_cell(sb, c, &c->lat[l], g, which, per);
 			history_cells(sb, "&#8211;", "&#8211;", "&#8211;");
@@ -660,7 +667,7 @@ static void metrics_table(struct strbuf *sb, const struct comparison *c)
 		esc(sb, m->unit);
 		sb_adds(sb, "</td>");
 		for (size_t g = 0; g < c->ng; g++) {
-			value_cell(sb, c, m, g);
+			value_cell(sb, c, m, g, 0);
 			if (g != c->base && !x)
 				x = &m->cell[g];
 		}
@@ -876,28 +883,55 @@ static void environment(struct strbuf *sb, const struct comparison *c)
 	json_object *first = c->in->v[0].doc;
 	char buf[1024];
 	sb_adds(sb, "<h2 id=\"env\">Environment</h2><div class=\"grid env\"><div class=\"card\">"
-		"<h3 style=\"margin-top:0\">Host</h3><dl class=\"kv\">");
+		"<h3 style=\"margin-top:0\">Host</h3><dl class=\"kv wide\">");
 	for (size_t i = 0; i < sizeof(hkeys) / sizeof(hkeys[0]); i++)
 		kv(sb, hkeys[i][1], jtext(jobj(first, "host"), hkeys[i][0], buf, sizeof(buf)));
 	kv(sb, "guest vCPUs", jtext(jobj(first, "guest"), "vcpus", buf, sizeof(buf)));
 	kv(sb, "guest memory (MiB)", jtext(jobj(first, "guest"), "mem_mb", buf, sizeof(buf)));
 	kv(sb, "kbench", jtext(jobj(first, "kbench"), "version", buf, sizeof(buf)));
 	kv(sb, "kbench commit", jtext(jobj(first, "kbench"), "commit", buf, sizeof(buf)));
-	sb_adds(sb, "</dl></div>");
+	sb_adds(sb, "</dl></div></div><table><tr><th class=\"l\">kernel</th>");
 	for (size_t g = 0; g < c->ng; g++) {
-		json_object *d = c->in->v[c->g[g].inputs[0]].doc, *v = jobj(d, "variant");
-		sb_addf(sb, "<div class=\"card\"><h3 style=\"margin-top:0;color:%s\">", color(g));
+		sb_addf(sb, "<th class=\"l\" style=\"color:%s\">", color(g));
 		esc(sb, c->g[g].name);
-		sb_adds(sb, "</h3><dl class=\"kv\">");
-		for (size_t i = 0; i < sizeof(vkeys) / sizeof(vkeys[0]); i++) {
-			const char *s = jtext(v, vkeys[i][0], buf, sizeof(buf));
-			if (s || i < 6)
-				kv(sb, vkeys[i][1], s);
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr>");
+	for (size_t i = 0; i < sizeof(vkeys) / sizeof(vkeys[0]); i++) {
+		int any = 0;
+		for (size_t g = 0; g < c->ng; g++)
+			any |= jobj(jobj(c->in->v[c->g[g].inputs[0]].doc, "variant"), vkeys[i][0]) != NULL;
+		if (!any)
+			continue;
+		sb_adds(sb, "<tr><td class=\"l\">");
+		esc(sb, vkeys[i][1]);
+		sb_adds(sb, "</td>");
+		for (size_t g = 0; g < c->ng; g++) {
+			json_object *v = jobj(c->in->v[c->g[g].inputs[0]].doc, "variant");
+			const char *t = jtext(v, vkeys[i][0], buf, sizeof(buf));
+			sb_adds(sb, "<td class=\"l\"><code>");
+			if (t && !strcmp(vkeys[i][0], "config_hash") && strlen(t) > 16) {
+				char h[20];
+				snprintf(h, sizeof(h), "%.16s", t);
+				sb_adds(sb, "<span title=\"");
+				esc(sb, t);
+				sb_adds(sb, "\">");
+				esc(sb, h);
+				sb_adds(sb, "&#8230;</span>");
+			} else {
+				esc(sb, t && *t ? t : "-");
+			}
+			sb_adds(sb, "</code></td>");
 		}
-		snprintf(buf, sizeof(buf), "%d ok, %d failed, %d warm-up", c->g[g].ok, c->g[g].failed,
-			 c->g[g].warmup);
-		kv(sb, "iterations", buf);
-		sb_adds(sb, "<dt>runs</dt><dd class=\"small\">");
+		sb_adds(sb, "</tr>");
+	}
+	sb_adds(sb, "<tr><td class=\"l\">iterations</td>");
+	for (size_t g = 0; g < c->ng; g++)
+		sb_addf(sb, "<td class=\"l\">%d ok, %d failed, %d warm-up</td>", c->g[g].ok,
+			c->g[g].failed, c->g[g].warmup);
+	sb_adds(sb, "</tr><tr><td class=\"l\">runs</td>");
+	for (size_t g = 0; g < c->ng; g++) {
+		sb_adds(sb, "<td class=\"l small\">");
 		for (size_t k = 0; k < c->g[g].ninputs; k++) {
 			const struct cmp_input *x = &c->in->v[c->g[g].inputs[k]];
 			json_object *rid = jobj(x->doc, "run_id");
@@ -905,9 +939,9 @@ static void environment(struct strbuf *sb, const struct comparison *c)
 				sb_adds(sb, ", ");
 			esc(sb, rid ? json_object_get_string(rid) : x->path);
 		}
-		sb_adds(sb, "</dd></dl></div>");
+		sb_adds(sb, "</td>");
 	}
-	sb_adds(sb, "</div>");
+	sb_adds(sb, "</tr></table>");
 	sb_adds(sb, "<details class=\"card\"><summary>Suite: ");
 	esc(sb, c->suite);
 	sb_adds(sb, " (every parameter)</summary><pre>");

@@ -1,0 +1,533 @@
+/* test_compare.c - the comparison engine (harness/compare.c) and the
+ * report (harness/report.c) on synthetic results (synth.h): A/A trials,
+ * a 10% shift, refusal of mixed inputs, corrupt files, histogram merging,
+ * comparison.json and the HTML's safety. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/compare.h"
+#include "../../harness/report.h"
+#include "../../harness/results.h"
+#include "synth.h"
+
+/* Add DOC (owned) to IN as if loaded from PATH, grouped by its variant. */
+static void add_doc(struct cmp_inputs *in, json_object *doc, const char *path, const char *group)
+{
+	char err[512] = "";
+	if (results_validate(doc, err, sizeof(err)))
+		fail_msg("synthetic document invalid: %s", err);
+	in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
+	in->v[in->n].path = xstrdup(path);
+	in->v[in->n].doc = doc;
+	in->v[in->n].group = xstrdup(group ? group : json_object_get_string(
+		json_object_object_get(json_object_object_get(doc, "variant"), "name")));
+	in->n++;
+}
+
+static const struct cmp_metric *find(const struct comparison *c, const char *label,
+				     const char *name)
+{
+	for (size_t i = 0; i < c->nm; i++)
+		if (!strcmp(c->m[i].label, label) && !strcmp(c->m[i].name, name))
+			return &c->m[i];
+	fail_msg("no metric %s %s", label, name);
+	return NULL;
+}
+
+/* A variant against itself, many times: "no significant difference" in at
+ * least 95% of the metrics (the verdict needs p < 0.05 and the minimum
+ * effect, so the false-alarm rate is well under Welch's 5%). */
+static void test_aa(void **state)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	int trials = 200, metrics = 0, called = 0, sig = 0;
+	(void)state;
+	gsl_rng_set(r, 2024);
+	for (int t = 0; t < trials; t++) {
+		struct cmp_inputs in = { NULL, 0 };
+		struct cmp_opts o;
+		struct comparison c;
+		struct synth_opts sa = { .variant = "a", .iterations = 5 };
+		struct synth_opts sb = { .variant = "b", .iterations = 5 };
+		cmp_opts_init(&o);
+		o.reps = 200; /* the verdict does not use the bootstrap: keep it quick */
+		add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+		add_doc(&in, synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r), "b.json", NULL);
+		assert_int_equal(comparison_build(&c, &in, &o), 0);
+		assert_int_equal(c.ng, 2);
+		for (size_t i = 0; i < c.nm; i++) {
+			const struct cmp_cell *x = &c.m[i].cell[1];
+			metrics++;
+			called += x->verdict == CMP_BETTER || x->verdict == CMP_WORSE;
+			sig += x->welch.p < 0.05;
+			assert_true(x->verdict != CMP_UNDECIDED && x->verdict != CMP_MISSING);
+		}
+		comparison_release(&c);
+		cmp_inputs_release(&in);
+		cmp_opts_release(&o);
+	}
+	print_message("A/A: %d of %d metric comparisons called a difference (%d had p < 0.05)\n",
+		      called, metrics, sig);
+	assert_true(called * 100 <= metrics * 5);
+	gsl_rng_free(r);
+}
+
+/* hackbench 10% slower and dbench 10% lower, with realistic noise (3-4%
+ * CV, 5 iterations): both called worse (the first trial, and as often as
+ * the power of 5 iterations allows); the rest untouched. */
+static void test_shift(void **state)
+{
+	static struct synth_metric shifted[SYNTH_QUICK_N];
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	int trials = 100, time_worse = 0, tput_worse = 0, false_calls = 0;
+	(void)state;
+	memcpy(shifted, synth_quick, sizeof(shifted));
+	shifted[0].mean *= 1.10; /* hackbench time */
+	shifted[1].mean *= 0.90; /* dbench throughput */
+	gsl_rng_set(r, 77);
+	for (int t = 0; t < trials; t++) {
+		struct cmp_inputs in = { NULL, 0 };
+		struct cmp_opts o;
+		struct comparison c;
+		struct synth_opts sa = { .variant = "base", .iterations = 5 };
+		struct synth_opts sb = { .variant = "slow", .iterations = 5 };
+		cmp_opts_init(&o);
+		o.reps = 200;
+		add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+		add_doc(&in, synth_doc(&sb, shifted, SYNTH_QUICK_N, r), "b.json", NULL);
+		assert_int_equal(comparison_build(&c, &in, &o), 0);
+		time_worse += find(&c, "hackbench", "time")->cell[1].verdict == CMP_WORSE;
+		tput_worse += find(&c, "dbench", "throughput")->cell[1].verdict == CMP_WORSE;
+		false_calls += find(&c, "cyclictest", "lat_avg")->cell[1].verdict != CMP_SAME;
+		if (t == 0) {
+			const struct cmp_cell *x = &find(&c, "hackbench", "time")->cell[1];
+			assert_int_equal(x->verdict, CMP_WORSE);
+			assert_int_equal(find(&c, "dbench", "throughput")->cell[1].verdict, CMP_WORSE);
+			assert_true(x->rel > 0.05 && x->rel < 0.15);
+			assert_true(x->rel_lo > 0 && x->rel_hi > x->rel);
+			/* the change in throughput is measured on harmonic means */
+			x = &find(&c, "dbench", "throughput")->cell[1];
+			assert_true(x->rel < -0.05 && x->rel > -0.15);
+			assert_true(c.g[1].score < 1);
+		}
+		comparison_release(&c);
+		cmp_inputs_release(&in);
+		cmp_opts_release(&o);
+	}
+	print_message("10%% shift: hackbench worse %d/%d, dbench worse %d/%d\n", time_worse, trials,
+		      tput_worse, trials);
+	/* power: hackbench (CV 3%) shifts by 4.6 standard errors, so nearly
+	 * always; dbench (CV 4%) by about 3.9 at 8 df, about 94% of the time
+	 * (its smallest detectable change at power 0.8 is 8%) */
+	assert_true(time_worse >= trials * 97 / 100);
+	assert_true(tput_worse >= trials * 88 / 100);
+	assert_true(false_calls <= trials * 5 / 100);
+	gsl_rng_free(r);
+}
+
+/* Improvement is "better", not "worse": directions per metric. */
+static void test_directions(void **state)
+{
+	static struct synth_metric faster[SYNTH_QUICK_N];
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct synth_opts sa = { .variant = "base", .iterations = 8 };
+	struct synth_opts sb = { .variant = "fast", .iterations = 8 };
+	(void)state;
+	memcpy(faster, synth_quick, sizeof(faster));
+	faster[0].mean *= 0.8; /* hackbench time down: better */
+	faster[1].mean *= 1.2; /* throughput up: better */
+	gsl_rng_set(r, 5);
+	cmp_opts_init(&o);
+	add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+	add_doc(&in, synth_doc(&sb, faster, SYNTH_QUICK_N, r), "b.json", NULL);
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	assert_int_equal(find(&c, "hackbench", "time")->cell[1].verdict, CMP_BETTER);
+	assert_int_equal(find(&c, "dbench", "throughput")->cell[1].verdict, CMP_BETTER);
+	assert_int_equal(find(&c, "hackbench", "time")->cell[0].verdict, CMP_BASELINE);
+	/* 8 a side: the headline interval is the bootstrap's */
+	assert_true(find(&c, "hackbench", "time")->cell[1].ci_boot);
+	assert_true(c.g[1].score > 1.05);
+	comparison_release(&c);
+	/* the baseline can be named; an unknown one is refused */
+	o.baseline = "fast";
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	assert_int_equal(c.base, 1);
+	assert_int_equal(find(&c, "hackbench", "time")->cell[0].verdict, CMP_WORSE);
+	comparison_release(&c);
+	o.baseline = "nonesuch";
+	assert_int_equal(comparison_build(&c, &in, &o), -1);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
+/* Runs that do not belong together are refused, or with force flagged. */
+static void test_mixed_inputs(void **state)
+{
+	static const struct {
+		struct synth_opts other;
+		const char *why;
+	} cases[] = {
+		{ { .variant = "b", .iterations = 3, .suite = "smoke" }, "suite name" },
+		{ { .variant = "b", .iterations = 3, .host = "otherhost" }, "host hostname" },
+		{ { .variant = "b", .iterations = 3, .accel = "tcg" }, "host accel" },
+	};
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	(void)state;
+	gsl_rng_set(r, 3);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct cmp_inputs in = { NULL, 0 };
+		struct cmp_opts o;
+		struct comparison c;
+		struct synth_opts sa = { .variant = "a", .iterations = 3 };
+		int found = 0;
+		cmp_opts_init(&o);
+		add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+		add_doc(&in, synth_doc(&cases[k].other, synth_quick, SYNTH_QUICK_N, r), "b.json", NULL);
+		assert_int_equal(comparison_build(&c, &in, &o), -1);
+		comparison_release(&c);
+		o.force = 1;
+		assert_int_equal(comparison_build(&c, &in, &o), 0);
+		for (size_t i = 0; i < c.warnings.n; i++)
+			found |= strstr(c.warnings.v[i], "mixed inputs") &&
+				 strstr(c.warnings.v[i], cases[k].why) && strstr(c.warnings.v[i], "b.json");
+		if (!found)
+			fail_msg("no warning naming '%s' and the file", cases[k].why);
+		comparison_release(&c);
+		cmp_inputs_release(&in);
+		cmp_opts_release(&o);
+	}
+	/* same suite name, other parameters: refused, naming the parameter */
+	{
+		struct cmp_inputs in = { NULL, 0 };
+		struct cmp_opts o;
+		struct comparison c;
+		struct synth_opts sa = { .variant = "a", .iterations = 3 };
+		json_object *d = synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), *w;
+		cmp_opts_init(&o);
+		add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+		w = json_object_array_get_idx(json_object_object_get(json_object_object_get(d, "suite"),
+								     "workloads"), 1);
+		json_object_object_add(json_object_object_get(w, "params"), "duration",
+				       json_object_new_int(60));
+		add_doc(&in, d, "b.json", "b");
+		assert_int_equal(comparison_build(&c, &in, &o), -1);
+		comparison_release(&c);
+		cmp_inputs_release(&in);
+		cmp_opts_release(&o);
+	}
+	gsl_rng_free(r);
+}
+
+static char *tmpdir(void)
+{
+	char *d = xstrdup("/tmp/kbench-test-compare.XXXXXX");
+	if (!mkdtemp(d))
+		fail_msg("mkdtemp failed");
+	return d;
+}
+
+/* Files: corrupt, wrong schema, other version, truncated: refused with
+ * the file named; directories of runs are scanned. */
+static void test_files(void **state)
+{
+	char *dir = tmpdir(), path[512];
+	struct cmp_inputs in = { NULL, 0 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts sa = { .variant = "a", .iterations = 2 };
+	json_object *d;
+	(void)state;
+	gsl_rng_set(r, 1);
+	snprintf(path, sizeof(path), "%s/corrupt.json", dir);
+	write_file_atomic(path, "{\"schema\": \"kbench-results\", \"schema_ver", 41);
+	assert_int_equal(cmp_inputs_add(&in, path, NULL), -1);
+	snprintf(path, sizeof(path), "%s/other.json", dir);
+	write_file_atomic(path, "{\"schema\": \"something-else\"}\n", 29);
+	assert_int_equal(cmp_inputs_add(&in, path, NULL), -1);
+	d = synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r);
+	json_object_object_add(d, "schema_version", json_object_new_int(2));
+	snprintf(path, sizeof(path), "%s/v2.json", dir);
+	results_save(d, path);
+	json_object_put(d);
+	assert_int_equal(cmp_inputs_add(&in, path, NULL), -1);
+	snprintf(path, sizeof(path), "%s/missing.json", dir);
+	assert_int_equal(cmp_inputs_add(&in, path, NULL), -1);
+	assert_int_equal(in.n, 0);
+	/* a directory of runs: DIR/runs/x/results.json, in name order */
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/cmp/runs/r0%d-a", dir, k + 1);
+		mkdir_p(path, 0755);
+		snprintf(path, sizeof(path), "%s/cmp/runs/r0%d-a/results.json", dir, k + 1);
+		d = synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r);
+		results_save(d, path);
+		json_object_put(d);
+	}
+	snprintf(path, sizeof(path), "%s/cmp", dir);
+	assert_int_equal(cmp_inputs_add(&in, path, NULL), 0);
+	assert_int_equal(in.n, 2);
+	assert_non_null(strstr(in.v[0].path, "r01-a"));
+	/* an empty directory has nothing to compare */
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	mkdir_p(path, 0755);
+	assert_int_equal(cmp_inputs_add(&in, path, NULL), -1);
+	cmp_inputs_release(&in);
+	gsl_rng_free(r);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* Histograms merge over iterations and threads; overflows are kept. */
+static void test_histograms(void **state)
+{
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts sa = { .variant = "a", .iterations = 3, .hist_buckets = 100,
+				 .hist_samples = 500, .hist_median_us = 40 };
+	const struct cmp_latency *l;
+	uint64_t sum = 0, ovf = 0;
+	double mx = 0;
+	json_object *doc;
+	(void)state;
+	gsl_rng_set(r, 11);
+	cmp_opts_init(&o);
+	doc = synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r);
+	add_doc(&in, doc, "a.json", NULL);
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	l = cmp_find_latency(&c, "cyclictest.load");
+	assert_non_null(l);
+	assert_true(l->h[0].ok);
+	assert_int_equal(l->h[0].histograms, 6);
+	/* recount from the document itself */
+	{
+		json_object *its = json_object_object_get(doc, "iterations");
+		for (size_t i = 0; i < json_object_array_length(its); i++) {
+			json_object *wl = json_object_object_get(json_object_array_get_idx(its, i), "workloads");
+			json_object *x = json_object_object_get(json_object_array_get_idx(wl, 3), "extra");
+			for (int t = 0; t < 2; t++) {
+				json_object *row = json_object_array_get_idx(json_object_object_get(x, "counts"), t);
+				for (size_t b = 0; b < json_object_array_length(row); b++)
+					sum += (uint64_t)json_object_get_int64(json_object_array_get_idx(row, b));
+				ovf += (uint64_t)json_object_get_int64(
+					json_object_array_get_idx(json_object_object_get(x, "overflows"), t));
+				mx = fmax(mx, json_object_get_double(
+					json_object_array_get_idx(json_object_object_get(x, "max"), t)));
+			}
+		}
+	}
+	assert_true(ovf > 0); /* median 40 us, 100 buckets: some land beyond */
+	assert_int_equal(l->h[0].overflows, ovf);
+	assert_int_equal(l->h[0].samples, sum + ovf);
+	assert_true(l->h[0].max == mx);
+	assert_int_equal(l->h[0].samples, 3 * 2 * 500);
+	/* percentiles are ordered; p99.99 falls among the overflows: the max */
+	for (int k = 1; k < 5; k++)
+		assert_true(l->h[0].pct[k] >= l->h[0].pct[k - 1]);
+	assert_true(l->h[0].pct[4] == mx);
+	assert_true(l->h[0].pct[0] > 20 && l->h[0].pct[0] < 60);
+	comparison_release(&c);
+	/* a malformed histogram is skipped with a warning, not trusted */
+	{
+		json_object *its = json_object_object_get(doc, "iterations");
+		json_object *wl = json_object_object_get(json_object_array_get_idx(its, 0), "workloads");
+		json_object *x = json_object_object_get(json_object_array_get_idx(wl, 3), "extra");
+		json_object_array_put_idx(json_object_object_get(x, "counts"), 1, json_object_new_string("x"));
+		assert_int_equal(comparison_build(&c, &in, &o), 0);
+		assert_int_equal(cmp_find_latency(&c, "cyclictest.load")->h[0].histograms, 4);
+		{
+			int warned = 0;
+			for (size_t i = 0; i < c.warnings.n; i++)
+				warned |= strstr(c.warnings.v[i], "histogram skipped") != NULL;
+			assert_true(warned);
+		}
+		comparison_release(&c);
+	}
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
+/* One value a side: undecided; missing metrics; failed iterations recorded. */
+static void test_small_and_failed(void **state)
+{
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts sa = { .variant = "a", .iterations = 1 };
+	struct synth_opts sb = { .variant = "b", .iterations = 3, .fail_iteration = 2,
+				 .skip_metric = "max_latency" };
+	(void)state;
+	gsl_rng_set(r, 8);
+	cmp_opts_init(&o);
+	add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+	add_doc(&in, synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r), "b.json", NULL);
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	assert_int_equal(find(&c, "hackbench", "time")->cell[1].verdict, CMP_UNDECIDED);
+	assert_int_equal(find(&c, "hackbench", "time")->cell[1].n, 2);
+	assert_int_equal(find(&c, "dbench", "max_latency")->cell[1].verdict, CMP_MISSING);
+	assert_int_equal(c.g[1].failed, 1);
+	assert_int_equal(c.g[1].ok, 2);
+	assert_int_equal(c.nfail, 1);
+	assert_non_null(c.fail[0].console_tail);
+	assert_non_null(strstr(c.fail[0].error, "boot failed"));
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
+/* comparison.json: the envelope, every metric, no NaN or Infinity. */
+static void test_json(void **state)
+{
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts sa = { .variant = "a", .iterations = 2, .hist_buckets = 50 };
+	struct synth_opts sb = { .variant = "b", .iterations = 2, .hist_buckets = 50 };
+	json_object *doc, *m, *reparsed;
+	const char *s;
+	(void)state;
+	gsl_rng_set(r, 9);
+	cmp_opts_init(&o);
+	o.seed = 12345;
+	add_doc(&in, synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+	add_doc(&in, synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r), "b.json", NULL);
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	doc = comparison_to_json(&c);
+	s = json_object_to_json_string(doc);
+	assert_null(strstr(s, "NaN"));
+	assert_null(strstr(s, "nan"));
+	assert_null(strstr(s, "Infinity"));
+	reparsed = json_tokener_parse(s);
+	assert_non_null(reparsed);
+	json_object_put(reparsed);
+	assert_string_equal(json_object_get_string(json_object_object_get(doc, "schema")),
+			    COMPARISON_SCHEMA);
+	assert_int_equal(json_object_get_int(json_object_object_get(doc, "schema_version")), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(doc, "baseline")), "a");
+	assert_int_equal(json_object_get_int64(json_object_object_get(
+		json_object_object_get(doc, "settings"), "bootstrap_seed")), 12345);
+	m = json_object_array_get_idx(json_object_object_get(doc, "metrics"), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(m, "label")), "hackbench");
+	assert_non_null(json_object_object_get(json_object_object_get(
+		json_object_object_get(json_object_object_get(m, "variants"), "b"), "vs_baseline"),
+		"welch"));
+	assert_int_equal(json_object_array_length(json_object_object_get(doc, "latency")), 2);
+	assert_int_equal(json_object_array_length(json_object_object_get(doc, "inputs")), 2);
+	json_object_put(doc);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
+/* The page: self-contained, guest strings escaped, every section there. */
+static void test_report_html(void **state)
+{
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts sa = { .variant = "a", .iterations = 3, .hist_buckets = 200,
+				 .accel = "tcg" };
+	struct synth_opts sb2 = { .variant = "b", .iterations = 3, .hist_buckets = 200,
+				  .fail_iteration = 3, .accel = "tcg" };
+	json_object *evil;
+	(void)state;
+	gsl_rng_set(r, 10);
+	cmp_opts_init(&o);
+	evil = synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r);
+	json_object_object_add(json_object_object_get(evil, "variant"), "kernel_release",
+			       json_object_new_string("<script>alert(1)</script><img src=\"https://x\">"
+						      "\xff\xfe bad utf-8"));
+	add_doc(&in, evil, "a.json", NULL);
+	{
+		/* the reference patch's lock counters, on b's first dbench run */
+		json_object *d = synth_doc(&sb2, synth_quick, SYNTH_QUICK_N, r), *w, *ls;
+		w = json_object_array_get_idx(json_object_object_get(json_object_array_get_idx(
+			json_object_object_get(d, "iterations"), 0), "workloads"), 1);
+		ls = json_object_new_object();
+		json_object_object_add(ls, "rtlock.spin_started", json_object_new_int64(1234));
+		json_object_object_add(ls, "rtlock.lateral_steal", json_object_new_int64(56));
+		json_object_object_add(w, "lock_stats", ls);
+		add_doc(&in, d, "b.json", NULL);
+	}
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	assert_int_equal(c.nlocks, 2);
+	assert_true(c.locks[0].n[1] == 1 && c.locks[0].sum[1] == 1234 && c.locks[0].n[0] == 0);
+	report_html(&c, &sb);
+	assert_non_null(strstr(sb.buf, "Lock counters"));
+	assert_non_null(strstr(sb.buf, "rtlock.lateral_steal"));
+	assert_null(strstr(sb.buf, "<script"));
+	assert_null(strstr(sb.buf, "<img"));
+	assert_null(strstr(sb.buf, "\xff"));
+	assert_non_null(strstr(sb.buf, "&lt;script&gt;"));
+	assert_null(strstr(sb.buf, "src=\"http"));
+	assert_null(strstr(sb.buf, "href=\"http"));
+	assert_null(strstr(sb.buf, "url("));
+	assert_null(strstr(sb.buf, "<link"));
+	assert_non_null(strstr(sb.buf, "<svg"));
+	assert_non_null(strstr(sb.buf, "The seed table"));
+	assert_non_null(strstr(sb.buf, "2008 adaptive RT"));
+	assert_non_null(strstr(sb.buf, "not measured")); /* no kbuild workload */
+	assert_non_null(strstr(sb.buf, "TCG emulation"));
+	assert_non_null(strstr(sb.buf, "Latency histograms"));
+	assert_non_null(strstr(sb.buf, "Kernel panic")); /* the console excerpt */
+	assert_non_null(strstr(sb.buf, "synthetic &lt;variant&gt; &amp; &quot;co&quot;"));
+	sb_release(&sb);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
+static void test_rules(void **state)
+{
+	struct cmp_rules r = { NULL, 0 };
+	(void)state;
+	assert_int_equal(cmp_rules_add(&r, "--threshold", "time=5%"), 0);
+	assert_int_equal(cmp_rules_add(&r, "--threshold", "cyclictest.load.lat_max=0.25"), 0);
+	assert_int_equal(cmp_rules_add(&r, "--threshold", "time=5"), -1);
+	assert_int_equal(cmp_rules_add(&r, "--threshold", "time"), -1);
+	assert_int_equal(cmp_rules_add(&r, "--threshold", "=5%"), -1);
+	assert_int_equal(cmp_rules_add(&r, "--threshold", "time=-1%"), -1);
+	assert_int_equal(r.n, 2);
+	assert_true(fabs(r.v[0].value - 0.05) < 1e-12);
+	assert_string_equal(r.v[1].pattern, "cyclictest.load.lat_max");
+	cmp_rules_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_aa),
+		cmocka_unit_test(test_shift),
+		cmocka_unit_test(test_directions),
+		cmocka_unit_test(test_mixed_inputs),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_histograms),
+		cmocka_unit_test(test_small_and_failed),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_report_html),
+	};
+	kb_quiet = 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
