@@ -8,6 +8,7 @@
 #include "proto.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -146,23 +147,30 @@ static char *agent_read(struct guest *g, const char *path)
 json_object *parse_lock_stats(const char *text)
 {
 	json_object *o = json_object_new_object();
-	int n = 0;
 	const char *p = text;
+	int n = 0;
 	while (*p) {
-		char name[64];
+		char name[64], *end;
+		size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz_.");
 		unsigned long long v;
-		int len = 0;
-		if (sscanf(p, "%63[a-z_.] %llu%n", name, &v, &len) != 2 || len <= 0 || ++n > 256 ||
-		    (p[len] != '\n' && p[len] != '\0')) {
-			json_object_put(o);
-			return NULL;
-		}
+		if (len == 0 || len >= sizeof(name) || p[len] != ' ' || ++n > 256)
+			goto bad;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len + 1;
+		if (*p < '0' || *p > '9')
+			goto bad; /* digits only: no sign, no space */
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || v > INT64_MAX || (*end != '\n' && *end != '\0'))
+			goto bad;
 		json_object_object_add(o, name, json_object_new_int64((int64_t)v));
-		p += len;
-		while (*p == '\n')
-			p++;
+		p = *end ? end + 1 : end;
 	}
 	return o;
+bad:
+	json_object_put(o);
+	return NULL;
 }
 
 /* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is

@@ -1,0 +1,108 @@
+/* test_harness.c - harness parsers of untrusted or external text: the
+ * reference patch's lock counters (guest data) and apt-cache output. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "../../harness/apt.h"
+#include "../../harness/run.h"
+#include "../../harness/util.h"
+
+static char *fixture(const char *rel)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", KB_SRCDIR, rel);
+	assert_int_equal(read_file(path, &sb, 1 << 20), 0);
+	return sb.buf;
+}
+
+/* A real counters file (captured from the patched test kernel). */
+static void test_lock_stats_real(void **state)
+{
+	char *text = fixture("lockstats/hackbench-rt-adaptive-test.txt");
+	json_object *o = parse_lock_stats(text), *v;
+	(void)state;
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "rtlock.spin_started", &v));
+	assert_int_equal(json_object_get_int64(v), 1416);
+	assert_true(json_object_object_get_ex(o, "rt_mutex.sleeps", &v));
+	assert_true(json_object_object_length(o) >= 18);
+	json_object_put(o);
+	free(text);
+}
+
+/* Garbage, negative numbers, odd names and trailing junk are refused. */
+static void test_lock_stats_bad(void **state)
+{
+	static const char *const bad[] = {
+		"rtlock.spin_started -1\n",
+		"rtlock.spin_started 12x\n",
+		"RTLOCK 1\n",
+		"rtlock.spin_started\n",
+		"rtlock.spin_started 1 2\n",
+		"\x01\x02\n",
+		"rtlock.spin_started 99999999999999999999999\n",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object *o = parse_lock_stats(bad[i]);
+		if (o)
+			fail_msg("accepted bad input %zu: '%s'", i, bad[i]);
+	}
+	{
+		/* empty (counters absent) is an empty object, not an error */
+		json_object *o = parse_lock_stats("");
+		assert_non_null(o);
+		assert_int_equal(json_object_object_length(o), 0);
+		json_object_put(o);
+	}
+}
+
+/* More than 256 counters: refused (guest data is bounded). */
+static void test_lock_stats_bounded(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	for (int i = 0; i < 300; i++)
+		sb_addf(&sb, "rtlock.c%c%c %d\n", 'a' + i / 26 % 26, 'a' + i % 26, i);
+	assert_null(parse_lock_stats(sb.buf));
+	sb_release(&sb);
+}
+
+/* apt-cache show of a metapackage names the real image and its version. */
+static void test_apt_show_meta(void **state)
+{
+	char *text = fixture("apt/show-linux-image-rt-amd64.txt"), real[256], ver[128];
+	(void)state;
+	assert_int_equal(apt_parse_show(text, "linux-image-rt-amd64", real, sizeof(real), ver,
+					sizeof(ver)), 0);
+	assert_string_equal(real, "linux-image-6.12.117+deb13-rt-amd64");
+	assert_string_equal(ver, "6.12.117-1");
+	free(text);
+}
+
+static void test_apt_show_source(void **state)
+{
+	char *text = fixture("apt/show-linux-source-6.12.txt"), real[256], ver[128];
+	(void)state;
+	assert_int_equal(apt_parse_show(text, "linux-source-6.12", real, sizeof(real), ver,
+					sizeof(ver)), 0);
+	assert_string_equal(real, "linux-source-6.12");
+	assert_string_equal(ver, "6.12.117-1");
+	assert_int_equal(apt_parse_show("garbage\n", "x", real, sizeof(real), ver, sizeof(ver)), -1);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
+		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show_meta),
+		cmocka_unit_test(test_apt_show_source),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
