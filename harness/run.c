@@ -614,6 +614,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	json_object_object_add(jv, "extra_cmdline", json_object_new_string(cmdline));
 	json_object_object_add(jv, "kernel_release", NULL);
 	json_object_object_add(jv, "realtime", NULL);
+	json_object_object_add(jv, "preempt_rt", NULL);
 	json_object_object_add(jv, "cmdline", NULL);
 	json_object_object_add(doc, "variant", jv);
 	js = json_object_new_object();
@@ -664,6 +665,12 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 							       { "realtime", "realtime" },
 							       { "cmdline", "cmdline" } };
 			json_object *rp = json_object_object_get(gh, "rtmutex_params");
+			json_object *kv = json_object_object_get(gh, "kernel_version");
+			/* /sys/kernel/realtime is a Debian addition; uname -v says
+			 * PREEMPT_RT on every RT kernel */
+			if (kv && json_object_is_type(kv, json_type_string))
+				json_object_object_add(vv, "preempt_rt", json_object_new_boolean(
+					strstr(json_object_get_string(kv), "PREEMPT_RT") != NULL));
 			if (rp && json_object_is_type(rp, json_type_object))
 				json_object_object_add(vv, "rtmutex_params", json_object_get(rp));
 			for (int m = 0; m < 3; m++) {

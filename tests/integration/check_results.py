@@ -44,10 +44,11 @@ def main():
         if len(ok) < a.min_ok:
             errors.append(f"{path}: {len(ok)} ok iterations, want >= {a.min_ok}")
         rt = doc["variant"]["realtime"]
-        if a.expect_rt == "yes" and rt != "1":
-            errors.append(f"{path}: expected /sys/kernel/realtime = 1, got {rt!r}")
-        if a.expect_rt == "no" and rt not in (None, "0"):
-            errors.append(f"{path}: expected no realtime kernel, got {rt!r}")
+        prt = doc["variant"].get("preempt_rt")
+        if a.expect_rt == "yes" and rt != "1" and prt is not True:
+            errors.append(f"{path}: expected a PREEMPT_RT kernel, got realtime={rt!r} preempt_rt={prt!r}")
+        if a.expect_rt == "no" and (rt not in (None, "0") or prt is True):
+            errors.append(f"{path}: expected no realtime kernel, got realtime={rt!r} preempt_rt={prt!r}")
         labels = {w["label"]: w["workload"] for w in doc["suite"]["workloads"]}
         for it in ok:
             got = {w["label"]: w for w in it["workloads"]}
