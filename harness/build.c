@@ -73,13 +73,15 @@ static int run_logged(const char *const *argv, const char *cwd, const char *log,
 	return r;
 }
 
-static int lock_dir(const char *dir, const char *what)
+/* Take an exclusive lock on DIR/NAME (a lock file), waiting with a
+ * message if another kbench holds it. Returns the fd or -1. */
+static int lock_named(const char *dir, const char *name, const char *what)
 {
 	char path[KB_PATH_MAX];
 	int fd;
 	if (mkdir_p(dir, 0755))
 		return -1;
-	snprintf(path, sizeof(path), "%s/.lock", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error("cannot open lock '%s': %s", path, strerror(errno));
@@ -91,6 +93,14 @@ static int lock_dir(const char *dir, const char *what)
 		}
 	}
 	return fd;
+}
+
+static int lock_key(const char *builds, const char *key)
+{
+	char dir[KB_PATH_MAX], name[64];
+	snprintf(dir, sizeof(dir), "%s/locks", builds);
+	snprintf(name, sizeof(name), "%.24s", key);
+	return lock_named(dir, name, "the same kernel build");
 }
 
 /* ---- source ---- */
@@ -163,7 +173,7 @@ static int source_debian(const struct variant *v, struct source *s)
 	struct dirent *e;
 
 	snprintf(dir, sizeof(dir), "%s/sources", cache_root());
-	lock = lock_dir(dir, "source cache");
+	lock = lock_named(dir, ".lock", "source cache");
 	if (lock < 0)
 		return -1;
 	/* cached pointer first: no network */
@@ -337,7 +347,7 @@ static int patched_tree(const struct variant *v, const struct source *s, char *o
 	sha256_hex(id.buf, id.len, h);
 	snprintf(key, keylen, "%s+patches:%.16s", s->ident, h);
 	snprintf(dir, sizeof(dir), "%s/trees", cache_root());
-	lock = lock_dir(dir, "patched trees");
+	lock = lock_named(dir, ".lock", "patched trees");
 	if (lock < 0)
 		goto out;
 	snprintf(out, outlen, "%s/%.16s", dir, h);
@@ -734,8 +744,9 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 	if (patched_tree(v, &src, tree, sizeof(tree), treekey, sizeof(treekey)))
 		return -1;
 	snprintf(builds, sizeof(builds), "%s/builds", cache_root());
-	lock = lock_dir(builds, "kernel builds");
-	if (lock < 0)
+	/* entries are published by rename, so look-ups need no lock; a build
+	 * locks its own key (below), and other builds go on beside it */
+	if (mkdir_p(builds, 0755))
 		return -1;
 	compiler_version(cc, sizeof(cc));
 	/* Fast path: the same inputs (tree, base, fragments, compiler) were
@@ -769,6 +780,9 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 				snprintf(h, sizeof(h), "%s", sb.buf);
 				snprintf(entry, sizeof(entry), "%s/%.24s", builds, h);
 				sb_release(&sb);
+				lock = lock_key(builds, h);
+				if (lock < 0)
+					goto out;
 				goto build;
 			}
 		}
@@ -843,8 +857,17 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 		ret = 0;
 		goto out;
 	}
-	/* a miss: build out of tree; the object dir is kept for incremental
-	 * rebuilds of the same tree and config */
+	/* a miss: lock the key, and look again (another kbench may have built
+	 * it meanwhile); build out of tree; the object dir is kept for
+	 * incremental rebuilds of the same tree and config */
+	lock = lock_key(builds, h);
+	if (lock < 0)
+		goto out;
+	if (!(bi && bi->rebuild) && entry_fill(entry, k) == 0) {
+		info("kbench: %s: built meanwhile by another kbench (%s)", v->name, entry);
+		ret = 0;
+		goto out;
+	}
 	snprintf(obj, sizeof(obj), "%s/obj-%.24s", builds, h);
 	if (mkdir_p(obj, 0755))
 		goto out;

@@ -14,7 +14,7 @@ variant() { # NAME CONFIGS PATCHES
 	printf '[variant]\nname = %s\nsource = build\nbase = tinyconfig\nconfigs = %s\npatches = %s\ntest_only = true\n' \
 		"$1" "$2" "$3" >"$home/kernels/$1.ini"
 }
-entries() { ls "$KBENCH_CACHE/builds" 2>/dev/null | grep -cv -e '^obj-' -e '^inputs$' -e '^by-variant$' -e '^steps-' -e 'log$' ; }
+entries() { ls "$KBENCH_CACHE/builds" 2>/dev/null | grep -cv -e '^obj-' -e '^inputs$' -e '^by-variant$' -e '^steps-' -e '^locks$' -e 'log$' ; }
 
 # 1. missing source tree
 variant plain "test-tiny" ""
