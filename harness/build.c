@@ -73,34 +73,12 @@ static int run_logged(const char *const *argv, const char *cwd, const char *log,
 	return r;
 }
 
-/* Take an exclusive lock on DIR/NAME (a lock file), waiting with a
- * message if another kbench holds it. Returns the fd or -1. */
-static int lock_named(const char *dir, const char *name, const char *what)
-{
-	char path[KB_PATH_MAX];
-	int fd;
-	if (mkdir_p(dir, 0755))
-		return -1;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return error("cannot open lock '%s': %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		info("kbench: waiting for another kbench (%s)...", what);
-		if (flock(fd, LOCK_EX)) {
-			close(fd);
-			return error("cannot lock '%s': %s", path, strerror(errno));
-		}
-	}
-	return fd;
-}
-
 static int lock_key(const char *builds, const char *key)
 {
 	char dir[KB_PATH_MAX], name[64];
 	snprintf(dir, sizeof(dir), "%s/locks", builds);
 	snprintf(name, sizeof(name), "%.24s", key);
-	return lock_named(dir, name, "the same kernel build");
+	return lock_file(dir, name, "the same kernel build");
 }
 
 /* ---- source ---- */
@@ -173,7 +151,7 @@ static int source_debian(const struct variant *v, struct source *s)
 	struct dirent *e;
 
 	snprintf(dir, sizeof(dir), "%s/sources", cache_root());
-	lock = lock_named(dir, ".lock", "source cache");
+	lock = lock_file(dir, ".lock", "source cache");
 	if (lock < 0)
 		return -1;
 	/* cached pointer first: no network */
@@ -347,7 +325,7 @@ static int patched_tree(const struct variant *v, const struct source *s, char *o
 	sha256_hex(id.buf, id.len, h);
 	snprintf(key, keylen, "%s+patches:%.16s", s->ident, h);
 	snprintf(dir, sizeof(dir), "%s/trees", cache_root());
-	lock = lock_named(dir, ".lock", "patched trees");
+	lock = lock_file(dir, ".lock", "patched trees");
 	if (lock < 0)
 		goto out;
 	snprintf(out, outlen, "%s/%.16s", dir, h);

@@ -94,27 +94,6 @@ out:
 	return ret;
 }
 
-static int lock_cache(const char *what)
-{
-	char path[KB_PATH_MAX];
-	int fd;
-	snprintf(path, sizeof(path), "%s/kernels", cache_root());
-	if (mkdir_p(path, 0755))
-		return -1;
-	snprintf(path, sizeof(path), "%s/kernels/.lock", cache_root());
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return error("cannot open cache lock '%s': %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		info("waiting for another kbench to finish with the cache (%s)...", what);
-		if (flock(fd, LOCK_EX)) {
-			close(fd);
-			return error("cannot lock '%s': %s", path, strerror(errno));
-		}
-	}
-	return fd;
-}
-
 static void pointer_path(const struct variant *v, char *out, size_t n)
 {
 	snprintf(out, n, "%s/kernels/by-name/%s_%s", cache_root(), v->package, v->release);
@@ -291,7 +270,11 @@ int kernel_get(const struct variant *v, int refresh, struct kernel_image *k)
 	int ret, lock;
 	if (v->source == VSRC_BUILD)
 		return kernel_build(v, k, NULL);
-	lock = lock_cache(v->name);
+	{
+		char dir[KB_PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/kernels", cache_root());
+		lock = lock_file(dir, ".lock", v->name);
+	}
 	if (lock < 0)
 		return -1;
 	ret = refresh ? 1 : kernel_cached(v, k);

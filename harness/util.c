@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -365,6 +366,26 @@ char *which(const char *prog)
 	}
 	free(dup);
 	return res;
+}
+
+int lock_file(const char *dir, const char *name, const char *what)
+{
+	char path[KB_PATH_MAX];
+	int fd;
+	if (mkdir_p(dir, 0755))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error("cannot open lock '%s': %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		info("kbench: waiting for another kbench (%s)...", what);
+		if (flock(fd, LOCK_EX)) {
+			close(fd);
+			return error("cannot lock '%s': %s", path, strerror(errno));
+		}
+	}
+	return fd;
 }
 
 double now_mono(void)

@@ -68,6 +68,11 @@ int is_executable(const char *path);
 /* Search PATH for an executable; returns malloc'd path or NULL. */
 char *which(const char *prog);
 
+/* Take an exclusive flock on DIR/NAME (created, with DIR, if missing),
+ * saying "waiting for another kbench (WHAT)" if it must wait. Returns the
+ * fd to close to release it, or -1. */
+int lock_file(const char *dir, const char *name, const char *what);
+
 /* Time. */
 double now_mono(void);      /* seconds, CLOCK_MONOTONIC */
 void iso8601_now(char *buf, size_t n);

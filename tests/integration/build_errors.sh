@@ -2,7 +2,7 @@
 # Source builds fail cleanly: a missing source, a patch that does not
 # apply, a config option that vanished and a failing compile each give a
 # message naming the step (and its log), exit 2, and no cache entry.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 for t in make gcc flex bison bc patch; do
 	command -v $t >/dev/null || skip "$t missing (make deps installs the kernel build tools)"
 done

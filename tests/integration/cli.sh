@@ -1,6 +1,6 @@
 #!/bin/sh
 # Bad input: clear message, exit 2, and earlier results untouched.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export KBENCH_CACHE="$tmp/cache"
 
 expect_exit 0 "$KB" --help

@@ -7,7 +7,7 @@
 # Chromium, check the screenshot is not blank and that the page asks for
 # nothing from any network. The screenshot is kept in the test log
 # directory (compare-report.png).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 py=/usr/bin/python3
 [ -x "$py" ] || skip "python3 missing"

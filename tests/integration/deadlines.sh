@@ -2,7 +2,7 @@
 # Deadlines: a guest that does not answer in time is killed, the iteration
 # is recorded as failed with its console tail, and the run goes on; a
 # workload that overruns is killed by the agent and recorded as a timeout.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 "$KB" fetch rt-stock >"$tmp/fetch" 2>&1 || { cat "$tmp/fetch"; skip "cannot fetch rt-stock"; }
 

@@ -5,7 +5,7 @@
 # each setting changes what the counters show, and a bad value is refused.
 # The first run on a fresh machine builds the small test kernel (about 7-10
 # minutes on 2 cores); later runs hit the build cache.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 for t in make gcc flex bison bc patch; do
 	command -v $t >/dev/null || skip "$t missing (make deps installs the kernel build tools)"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Boot both stock Debian 6.12 kernels under QEMU and run the smoke suite;
 # validate results.json against the schema and check metrics are plausible.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null ||
 	skip "python3-jsonschema missing (make deps)"
