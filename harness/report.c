@@ -867,6 +867,41 @@ static const char *jtext(json_object *o, const char *k, char *buf, size_t len)
 	return buf;
 }
 
+/* Rows for the speed-relevant kernel options (variant.config_speed)
+ * whose values differ between the variants. */
+static void config_diff(struct strbuf *sb, const struct comparison *c)
+{
+	json_object *first = NULL;
+	for (size_t g = 0; g < c->ng && !first; g++)
+		first = jobj(jobj(c->in->v[c->g[g].inputs[0]].doc, "variant"), "config_speed");
+	if (!first || !json_object_is_type(first, json_type_object))
+		return;
+	json_object_object_foreach(first, opt, v0) {
+		int differ = 0;
+		(void)v0;
+		for (size_t g = 0; g < c->ng; g++) {
+			json_object *cs = jobj(jobj(c->in->v[c->g[g].inputs[0]].doc, "variant"), "config_speed");
+			json_object *v = cs ? jobj(cs, opt) : NULL;
+			const char *a = v0 && json_object_is_type(v0, json_type_string) ? json_object_get_string(v0) : "?";
+			const char *b = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "?";
+			differ |= strcmp(a, b) != 0;
+		}
+		if (!differ)
+			continue;
+		sb_adds(sb, "<tr><td class=\"l\">config <code>");
+		esc(sb, opt);
+		sb_adds(sb, "</code></td>");
+		for (size_t g = 0; g < c->ng; g++) {
+			json_object *cs = jobj(jobj(c->in->v[c->g[g].inputs[0]].doc, "variant"), "config_speed");
+			json_object *v = cs ? jobj(cs, opt) : NULL;
+			sb_adds(sb, "<td class=\"l\"><code>");
+			esc(sb, v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "?");
+			sb_adds(sb, "</code></td>");
+		}
+		sb_adds(sb, "</tr>");
+	}
+}
+
 static void environment(struct strbuf *sb, const struct comparison *c)
 {
 	static const char *const hkeys[][2] = {
@@ -925,6 +960,7 @@ static void environment(struct strbuf *sb, const struct comparison *c)
 		}
 		sb_adds(sb, "</tr>");
 	}
+	config_diff(sb, c);
 	sb_adds(sb, "<tr><td class=\"l\">iterations</td>");
 	for (size_t g = 0; g < c->ng; g++)
 		sb_addf(sb, "<td class=\"l\">%d ok, %d failed, %d warm-up</td>", c->g[g].ok,

@@ -112,6 +112,45 @@ static int save_text(const char *dir, const char *name, const char *text, char *
 	return write_file_atomic(path, text, strlen(text));
 }
 
+/* Kernel options that change speed or latency: the report shows those
+ * that differ between variants (issue: diff configs before comparing). */
+static const char *const speed_options[] = {
+	"CONFIG_PREEMPT_RT", "CONFIG_PREEMPT", "CONFIG_PREEMPT_VOLUNTARY", "CONFIG_PREEMPT_NONE",
+	"CONFIG_PREEMPT_DYNAMIC", "CONFIG_PREEMPT_LAZY", "CONFIG_HZ", "CONFIG_NO_HZ_IDLE",
+	"CONFIG_NO_HZ_FULL", "CONFIG_HIGH_RES_TIMERS", "CONFIG_PARAVIRT_SPINLOCKS",
+	"CONFIG_QUEUED_SPINLOCKS", "CONFIG_QUEUED_RWLOCKS", "CONFIG_RCU_BOOST",
+	"CONFIG_RCU_NOCB_CPU", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", "CONFIG_NUMA_BALANCING",
+	"CONFIG_SLUB_TINY", "CONFIG_SLUB_CPU_PARTIAL", "CONFIG_CC_OPTIMIZE_FOR_SIZE",
+	"CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE", "CONFIG_SCHED_AUTOGROUP", "CONFIG_CGROUP_SCHED",
+	"CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT",
+	"CONFIG_MITIGATION_RETPOLINE", "CONFIG_VIRT_CPU_ACCOUNTING_GEN", "CONFIG_PROVE_LOCKING",
+	"CONFIG_DEBUG_RT_MUTEXES", "CONFIG_LOCKDEP", "CONFIG_KASAN", "CONFIG_DEBUG_PREEMPT",
+	"CONFIG_MODULES", "CONFIG_NR_CPUS", NULL,
+};
+
+/* The speed-relevant options of a kernel .config ("n" when not set). */
+static json_object *config_speed(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_object *o;
+	if (!path || !*path || read_file(path, &sb, 16u << 20) || !sb.buf) {
+		sb_release(&sb);
+		return NULL;
+	}
+	o = json_object_new_object();
+	for (int i = 0; speed_options[i]; i++) {
+		char key[80];
+		const char *p;
+		size_t kl = (size_t)snprintf(key, sizeof(key), "\n%s=", speed_options[i]);
+		char val[64] = "n";
+		if ((p = strstr(sb.buf, key)))
+			snprintf(val, sizeof(val), "%.*s", (int)strcspn(p + kl, "\n"), p + kl);
+		json_object_object_add(o, speed_options[i], json_object_new_string(val));
+	}
+	sb_release(&sb);
+	return o;
+}
+
 /* Small request helpers for the agent's read and write ops. */
 static int agent_write(struct guest *g, const char *path, const char *data)
 {
@@ -611,6 +650,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	json_object_object_add(jv, "metapackage", json_object_new_string(v.package));
 	json_object_object_add(jv, "image_release", json_object_new_string(k.release));
 	json_object_object_add(jv, "config_hash", jstr_or_null(k.config_hash));
+	json_object_object_add(jv, "config_speed", config_speed(k.config));
 	json_object_object_add(jv, "extra_cmdline", json_object_new_string(cmdline));
 	json_object_object_add(jv, "kernel_release", NULL);
 	json_object_object_add(jv, "realtime", NULL);
