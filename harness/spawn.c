@@ -240,8 +240,13 @@ int child_finish(struct child *c)
 			return error("waitpid: %s", strerror(errno));
 		if (r == 1 && capfd < 0)
 			break;
-		if (r == 1 && capfd >= 0)
-			continue; /* drain the pipe */
+		if (r == 1 && capfd >= 0) {
+			/* drain the pipe; a descendant that escaped the group may
+			 * hold it open, so the deadline still applies */
+			if (deadline && now_mono() > deadline)
+				break;
+			continue;
+		}
 		if (deadline && now_mono() > deadline) {
 			c->timed_out = 1;
 			child_kill(c, 2.0);
