@@ -223,11 +223,10 @@ int child_finish(struct child *c)
 				char buf[8192];
 				ssize_t n = read(capfd, buf, sizeof(buf));
 				if (n > 0) {
+					/* output beyond the cap is read and dropped */
 					if (c->out.len + (size_t)n <= max)
 						sb_add(&c->out, buf, (size_t)n);
-					continue;
-				}
-				if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+				} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 					close(capfd);
 					capfd = -1;
 				}
