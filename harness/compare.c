@@ -37,6 +37,7 @@
  *   on quiet metrics, and an effect alone would flag noise.
  */
 #include "compare.h"
+#include "jsonutil.h"
 #include "results.h"
 #include "../workloads/cyclictest.h"
 
@@ -47,28 +48,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef KB_VERSION
-#define KB_VERSION "0.0.0"
-#endif
-#ifndef KB_GIT_COMMIT
-#define KB_GIT_COMMIT "unknown"
-#endif
 
 #define MAX_BUCKETS 1000000u /* a merged histogram larger than this is garbage */
 
 /* ---- small JSON helpers ---- */
 
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 static int jis_num(json_object *v)
 {

@@ -1,28 +1,12 @@
 /* compare_out.c - a comparison written out: comparison.json (the format
  * is docs/comparison.md) and the summary table for a terminal. */
 #include "compare.h"
+#include "jsonutil.h"
 
 #include <math.h>
 #include <string.h>
 
-#ifndef KB_VERSION
-#define KB_VERSION "0.0.0"
-#endif
-#ifndef KB_GIT_COMMIT
-#define KB_GIT_COMMIT "unknown"
-#endif
 
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 static const char *or_empty(const char *s)
 {

@@ -18,9 +18,6 @@
 #include "spawn.h"
 #include "cmd_compare.h"
 
-#ifndef KB_VERSION
-#define KB_VERSION "0.0.0"
-#endif
 
 static void usage(FILE *f)
 {

@@ -21,12 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef KB_VERSION
-#define KB_VERSION "0.0.0"
-#endif
-#ifndef KB_GIT_COMMIT
-#define KB_GIT_COMMIT "unknown"
-#endif
 
 #define SCRATCH_MB 4096
 #define CALL_MARGIN_S 30.0

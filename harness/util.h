@@ -20,6 +20,14 @@ enum kb_exit {
 
 #define KB_PATH_MAX 4096
 
+/* The Makefile passes these; the fallbacks keep other builds working. */
+#ifndef KB_VERSION
+#define KB_VERSION "0.0.0"
+#endif
+#ifndef KB_GIT_COMMIT
+#define KB_GIT_COMMIT "unknown"
+#endif
+
 __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void info(const char *fmt, ...);
