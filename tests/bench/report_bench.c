@@ -7,11 +7,9 @@
  * metric and variant) and rendering are timed separately, in wall and
  * CPU seconds; run it on an idle host.
  *
- * Loading is timed twice: with results.json written as results_save()
- * writes it today (pretty: every histogram count on its own line, about
- * 20 bytes a count), and with the histogram rows kept on one line each
- * (a json-c serializer on the arrays; same JSON, same schema), which is
- * what the budget needs. */
+ * Loading is timed twice: with results.json as results_save() writes it
+ * (number arrays such as histogram rows on one line), and with this file's
+ * own one-line serializer on the histogram rows, as a cross-check. */
 #include <json-c/printbuf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +137,7 @@ int main(void)
 		       "of 10000 buckets x 2 threads per iteration (host load %.1f: times are %s)\n",
 		       load[0], load[0] > 1 ? "inflated, run it idle" : "representative");
 	bytes = write_runs(dir, 0);
-	ret = bench(dir, "results.json as written today (one count per line)", bytes);
+	ret = bench(dir, "results.json as results_save() writes it", bytes);
 	rm_rf(dir);
 	mkdir_p(dir, 0755);
 	bytes = write_runs(dir, 1);
