@@ -86,7 +86,6 @@ struct suite_ctx {
 	int seen_suite;
 };
 
-static const char *const yesno[] = { "false", "true", NULL };
 
 static struct suite_entry *entry_for(struct suite_ctx *c, const char *section)
 {
@@ -143,7 +142,6 @@ static int suite_handler(void *user, const char *section, const char *name, cons
 		const struct opt_def *d = opt_find(suite_opts, name);
 		char buf[OPT_STR_MAX];
 		int iv;
-		(void)yesno;
 		c->seen_suite = 1;
 		if (!d) {
 			snprintf(c->err, sizeof(c->err),

@@ -398,7 +398,6 @@ static int cmd_doctor(int argc, char **argv)
 		{ "xz", "xz-utils" }, { "apt-get", "apt" }, { "dpkg-deb", "dpkg" }, { "ldd", "libc-bin" },
 	};
 	int bad = 0;
-	struct boot_params none;
 	(void)argc;
 	(void)argv;
 	printf("kbench %s\n", KB_VERSION);
@@ -421,7 +420,6 @@ static int cmd_doctor(int argc, char **argv)
 	{
 		struct variant v;
 		struct kernel_image k;
-		memset(&none, 0, sizeof(none));
 		if (access("/dev/kvm", R_OK | W_OK)) {
 			printf("KVM: /dev/kvm not usable here: guests run under TCG\n");
 		} else if (variant_load("mainline-stock", &v) == 0 && kernel_cached(&v, &k) == 0 &&

@@ -413,12 +413,12 @@ static void iteration_fail(json_object *ij, const char *why, const char *console
 
 /* One iteration: boot, run every workload, save logs, power off. */
 static int run_iteration(const struct suite *s, struct boot_params *bp, int index, int warmup,
-			 const char *rundir, const char *workdir, json_object *ij)
+			 const char *rundir, json_object *ij)
 {
 	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64], err[600];
 	struct guest g;
 	json_object *wl = json_object_new_array();
-	int need_scratch = 0, ok = 1;
+	int ok = 1;
 	double t0 = now_mono(), work_s = 0;
 	double tscale = bp->accel == ACCEL_TCG ? 3.0 : 1.0;
 
@@ -433,13 +433,6 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 	if (mkdir_p(rawdir, 0755)) {
 		iteration_fail(ij, "cannot create the raw output directory", console);
 		return -1;
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		struct guest_cmd c;
-		guest_cmd_init(&c);
-		if (s->w[i].ops->command(s->w[i].params, &c) == 0)
-			need_scratch |= c.needs_scratch;
-		guest_cmd_release(&c);
 	}
 	bp->console_log = console;
 	if (bp->scratch && scratch_create(bp->scratch, SCRATCH_MB)) {
@@ -458,7 +451,7 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 	info("kbench: iteration %d%s: guest %s up in %.1f s", index, warmup ? " (warm-up)" : "",
 	     json_object_get_string(json_object_object_get(g.hello, "kernel")),
 	     g.t_ready - g.t_start);
-	if (need_scratch && mount_scratch(&g, err, sizeof(err))) {
+	if (bp->scratch && mount_scratch(&g, err, sizeof(err))) {
 		guest_shutdown(&g, 5);
 		guest_release(&g);
 		iteration_fail(ij, err, console);
@@ -503,7 +496,6 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 		return -1;
 	}
 	json_object_object_add(ij, "status", json_object_new_string("ok"));
-	(void)workdir;
 	return 0;
 }
 
@@ -594,7 +586,14 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	memset(&bp, 0, sizeof(bp));
 	bp.kernel = k.vmlinuz;
 	bp.initrd = initrd;
-	bp.scratch = scratch;
+	/* a scratch disk only when some workload works on it */
+	for (size_t i = 0; i < s.n; i++) {
+		struct guest_cmd c;
+		guest_cmd_init(&c);
+		if (s.w[i].ops->command(s.w[i].params, &c) == 0 && c.needs_scratch)
+			bp.scratch = scratch;
+		guest_cmd_release(&c);
+	}
 	bp.cmdline = cmdline;
 	bp.workdir = workdir;
 	bp.vcpus = vcpus;
@@ -686,7 +685,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		int warm = i <= s.warmup;
 		double t = now_mono();
 		json_object_array_add(its, ij);
-		if (run_iteration(&s, &bp, i, warm, res->dir, workdir, ij)) {
+		if (run_iteration(&s, &bp, i, warm, res->dir, ij)) {
 			res->iterations_failed++;
 			ret = KB_EXIT_FAILED;
 		} else {
