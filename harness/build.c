@@ -700,6 +700,25 @@ int kernel_build_last(const struct variant *v, struct kernel_image *k)
 	return r;
 }
 
+int kernel_source(const char *tree_pkg, const char *release, char *tree, size_t treelen,
+		  char *ident, size_t identlen, char *compiler, size_t cclen)
+{
+	struct variant v;
+	struct source src;
+	const char *ksrc = getenv("KSRC");
+	memset(&v, 0, sizeof(v));
+	memset(&src, 0, sizeof(src));
+	snprintf(v.tree, sizeof(v.tree), "%s", tree_pkg);
+	snprintf(v.release, sizeof(v.release), "%s", release);
+	snprintf(v.name, sizeof(v.name), "kbuild");
+	if (ksrc && *ksrc ? source_ksrc(ksrc, &src) : source_debian(&v, &src))
+		return -1;
+	snprintf(tree, treelen, "%s", src.tree);
+	snprintf(ident, identlen, "%s", src.ident);
+	compiler_version(compiler, cclen);
+	return 0;
+}
+
 int kernel_build(const struct variant *v, struct kernel_image *k, struct build_info *bi)
 {
 	struct source src;

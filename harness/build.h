@@ -20,4 +20,10 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 /* The variant's most recent build, without configuring: 0 found, 1 none. */
 int kernel_build_last(const struct variant *v, struct kernel_image *k);
 
+/* The source tree variants build from (KSRC, or Debian's TREE_PKG of
+ * RELEASE unpacked once per cache), its identity and gcc's version, for
+ * the kbuild workload. 0, or -1 after an error. */
+int kernel_source(const char *tree_pkg, const char *release, char *tree, size_t treelen,
+		  char *ident, size_t identlen, char *compiler, size_t cclen);
+
 #endif

@@ -7,7 +7,7 @@ pkgs="build-essential qemu-system-x86 dbench rt-tests busybox-static
 libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
 python3 python3-jsonschema
-flex bison bc libelf-dev patch ccache"
+flex bison bc libelf-dev patch ccache qemu-utils"
 # `deps.sh test`: also what the tests use to check kbench's output
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libxml2-utils python3-pil chromium"

@@ -15,7 +15,9 @@ const char *accel_name(enum accel a);
 struct boot_params {
 	const char *kernel;      /* bzImage / vmlinuz */
 	const char *initrd;
-	const char *scratch;     /* raw disk image, or NULL */
+	const char *scratch;     /* raw disk image, or NULL (serial "scratch") */
+	const char *kbuild_disk; /* qcow2 copy of the kbuild tree disk, or NULL */
+	int hostroot;            /* share the host's toolchain over 9p (kbuild) */
 	const char *cmdline;     /* extra kernel command line */
 	const char *console_log; /* where the serial console goes */
 	const char *workdir;     /* for sockets and temporary files */

@@ -27,6 +27,13 @@ static const char *const wanted_modules[] = {
 	NULL,
 };
 
+/* With the host's toolchain shared over virtio-9p (kbuild). */
+static const char *const hostroot_modules[] = {
+	"9pnet_virtio",
+	"9p",
+	NULL,
+};
+
 static int mkparent(const char *path)
 {
 	char dir[KB_PATH_MAX];
@@ -85,19 +92,24 @@ static int libs_of(const char *prog, struct strvec *libs)
 }
 
 /* Parse modules.dep into the ordered list of module paths to load. */
-static int resolve_modules(const char *moddir, struct strvec *order)
+static int resolve_modules(const char *moddir, int hostroot, struct strvec *order)
 {
 	char depfile[KB_PATH_MAX];
 	struct strbuf dep = STRBUF_INIT;
+	struct strvec wanted = STRVEC_INIT;
 	int ret = -1;
 
 	snprintf(depfile, sizeof(depfile), "%s/modules.dep", moddir);
 	if (read_file(depfile, &dep, 64u << 20))
 		goto out;
-	for (int w = 0; wanted_modules[w]; w++) {
+	for (int w = 0; wanted_modules[w]; w++)
+		strvec_push(&wanted, wanted_modules[w]);
+	for (int w = 0; hostroot && hostroot_modules[w]; w++)
+		strvec_push(&wanted, hostroot_modules[w]);
+	for (size_t w = 0; w < wanted.n; w++) {
 		char key[128];
 		const char *line = NULL;
-		snprintf(key, sizeof(key), "/%s.ko", wanted_modules[w]);
+		snprintf(key, sizeof(key), "/%s.ko", wanted.v[w]);
 		for (char *p = dep.buf; p && *p;) {
 			char *eol = strchr(p, '\n');
 			char *colon = strchr(p, ':');
@@ -147,6 +159,7 @@ static int resolve_modules(const char *moddir, struct strvec *order)
 	}
 	ret = 0;
 out:
+	strvec_clear(&wanted);
 	sb_release(&dep);
 	return ret;
 }
@@ -275,7 +288,7 @@ int image_build(const struct kernel_image *k, const struct image_needs *needs,
 		if (hash_add_file(&key, needs->files.v[i]))
 			goto out;
 	}
-	if (k->moddir[0] && resolve_modules(k->moddir, &mods))
+	if (k->moddir[0] && resolve_modules(k->moddir, needs->hostroot, &mods))
 		goto out;
 	for (size_t i = 0; i < mods.n; i++)
 		sb_addf(&key, "module %s\n", mods.v[i]);

@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"              [--threshold METRIC=PCT]... (exit 0 ok, 1 regressed, 2 error, 3 too noisy)\n"
 		"  campaign  run variants interleaved, then compare: campaign --kernels \"A B\"\n"
 		"              [--suite S] [--iterations N] [--warmup N] [--seed N]\n"
+		"  kbuild-native  the suite's kbuild natively on the host (JSON on stdout), to set\n"
+		"              against the guest's: --suite S (smoke) [--iterations N]\n"
 		"\n"
 		"environment: KBENCH_CACHE (cache, default $XDG_CACHE_HOME/kbench or ~/.cache/kbench),\n"
 		"  KBENCH_MIRROR (Debian mirror), KBENCH_HOME (kbench's data directory)\n"
@@ -424,7 +426,7 @@ static int cmd_doctor(int argc, char **argv)
 			printf("KVM: /dev/kvm not usable here: guests run under TCG\n");
 		} else if (variant_load("mainline-stock", &v) == 0 && kernel_cached(&v, &k) == 0 &&
 			   is_executable(agent_path())) {
-			struct image_needs needs = { STRVEC_INIT, STRVEC_INIT };
+			struct image_needs needs = IMAGE_NEEDS_INIT;
 			char initrd[KB_PATH_MAX], probe[KB_PATH_MAX], dir[KB_PATH_MAX], con[KB_PATH_MAX];
 			snprintf(dir, sizeof(dir), "%s/tmp/doctor-%ld", cache_root(), (long)getpid());
 			snprintf(con, sizeof(con), "%s/console.log", dir);
@@ -446,10 +448,47 @@ static int cmd_doctor(int argc, char **argv)
 	return bad ? KB_EXIT_USAGE : KB_EXIT_OK;
 }
 
+/* The suite's kbuild natively on the host: the other half of the
+ * emulation-cost ratio (make kbuild-bench). JSON on stdout. */
+static int cmd_kbuild_native(int argc, char **argv)
+{
+	struct run_opts o = { .suite = "smoke" };
+	struct suite s;
+	json_object *doc, *runs;
+	int ret = KB_EXIT_USAGE;
+	memset(&s, 0, sizeof(s));
+	if (parse_run_opts(argc, argv, &o, NULL))
+		return KB_EXIT_USAGE;
+	if (suite_load(o.suite, (int)sysconf(_SC_NPROCESSORS_ONLN), &s))
+		return KB_EXIT_USAGE;
+	for (size_t i = 0; i < s.n; i++) {
+		if (strcmp(s.w[i].ops->name, "kbuild"))
+			continue;
+		doc = json_object_new_object();
+		runs = json_object_new_array();
+		json_object_object_add(doc, "suite", json_object_new_string(s.name));
+		json_object_object_add(doc, "label", json_object_new_string(s.w[i].label));
+		json_object_object_add(doc, "params", opts_to_json(s.w[i].params, s.w[i].ops->opts));
+		json_object_object_add(doc, "host", host_info());
+		json_object_object_add(doc, "runs", runs);
+		if (kbuild_native(s.w[i].params, o.iterations > 0 ? o.iterations : s.iterations, runs) == 0) {
+			printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+			ret = KB_EXIT_OK;
+		}
+		json_object_put(doc);
+		goto out;
+	}
+	error("suite '%s' has no kbuild section", s.name);
+out:
+	suite_release(&s);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
+	{ "kbuild-native", cmd_kbuild_native },
 	{ "run", cmd_run },         { "overhead", cmd_overhead }, { "kernels", cmd_kernels },
 	{ "fetch", cmd_fetch },     { "workloads", cmd_workloads }, { "show", cmd_show },
 	{ "validate", cmd_validate }, { "doctor", cmd_doctor },   { "kconfig", cmd_kconfig },

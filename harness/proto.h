@@ -8,8 +8,11 @@
  *
  * host -> guest  {"op":"hello"}
  *                {"op":"exec","id":N,"argv":[..],"bg_argv":[..],"cwd":"..",
- *                 "timeout_s":N,"max_output":N}
- *                {"op":"mount","id":N,"dev":"/dev/vda","dir":"/scratch","fstype":"ext4"}
+ *                 "root":"/kbroot" (chroot), "env":["K=V",..] (replaces the
+ *                 environment), "timeout_s":N,"max_output":N}
+ *                {"op":"mount","id":N,"dev":"/dev/vda"|"serial":"kbuild",
+ *                 "dir":"/scratch","fstype":"ext4","options":"..","readonly":B}
+ *                {"op":"symlink","id":N,"target":"usr/bin","path":"/kbroot/bin"}
  *                {"op":"read","id":N,"path":".."}   {"op":"write","id":N,"path":"..","data":".."}
  *                {"op":"poweroff"}
  * guest -> host  {"op":"hello","proto":1,"kernel":"..","kernel_version":"..",
@@ -31,6 +34,11 @@
 #define KB_LOCK_STATS "/sys/kernel/debug/rtmutex/stats"
 #define KB_LOCK_STATS_RESET "/sys/kernel/debug/rtmutex/reset"
 #define KB_RTMUTEX_PARAMS "/sys/module/rtmutex/parameters"
+
+/* The guest-side root of the host's toolchain (kbuild) and the serial
+ * of the kbuild disk. */
+#define KB_HOSTROOT "/kbroot"
+#define KB_KBUILD_SERIAL "kbuild"
 
 /* Default cap on a command's captured stdout/stderr. */
 #define KB_PROTO_MAX_OUTPUT (8u << 20)

@@ -1,6 +1,7 @@
 /* qemu.c - the QEMU backend: direct kernel boot, no graphics, console to a
  * log file, the agent on a virtio-serial port behind a UNIX socket. */
 #include "guest.h"
+#include "hostroot.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -83,8 +84,17 @@ static int qemu_start(struct guest *g, const struct boot_params *p)
 		strvec_pushf(&c->argv, "file=%s,if=none,id=scratch,format=raw,cache=unsafe",
 			     p->scratch);
 		strvec_push(&c->argv, "-device");
-		strvec_push(&c->argv, "virtio-blk-pci,drive=scratch");
+		strvec_push(&c->argv, "virtio-blk-pci,drive=scratch,serial=scratch");
 	}
+	if (p->kbuild_disk) {
+		strvec_push(&c->argv, "-drive");
+		strvec_pushf(&c->argv, "file=%s,if=none,id=kbuild,format=qcow2,cache=unsafe",
+			     p->kbuild_disk);
+		strvec_push(&c->argv, "-device");
+		strvec_push(&c->argv, "virtio-blk-pci,drive=kbuild,serial=" KB_KBUILD_SERIAL);
+	}
+	if (p->hostroot)
+		hostroot_qemu_args(&c->argv);
 	{
 		/* QEMU's own messages go beside the console log */
 		char *qlog = xasprintf("%s.qemu", p->console_log);

@@ -2,10 +2,12 @@
  * iteration, run every workload through the agent, parse, and keep
  * results.json, raw outputs and console logs in the run directory. */
 #include "run.h"
+#include "hostroot.h"
 #include "image.h"
 #include "kernel.h"
 #include "results.h"
 #include "proto.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -206,6 +208,87 @@ bad:
 	return NULL;
 }
 
+static json_object *strvec_json(const struct strvec *v)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < v->n; i++)
+		json_object_array_add(a, json_object_new_string(v->v[i]));
+	return a;
+}
+
+/* The last N lines of TEXT (at most OUTLEN - 1 bytes of them). */
+static void last_lines(const char *text, int n, char *out, size_t outlen)
+{
+	size_t len = strlen(text);
+	const char *p = text + len;
+	while (len && (text[len - 1] == '\n'))
+		len--, p--;
+	while (p > text && n > 0) {
+		p--;
+		if (*p == '\n' && --n == 0) {
+			p++;
+			break;
+		}
+	}
+	if ((size_t)(text + len - p) >= outlen)
+		p = text + len - (outlen - 1);
+	snprintf(out, outlen, "%.*s", (int)(text + len - p), p);
+}
+
+/* The untimed step before a workload (kbuild's configure in the guest).
+ * 0 when it succeeded; otherwise WJ says why and *RET is -1 if the guest
+ * is gone. */
+static int run_pre(struct guest *g, const struct suite_entry *e, const struct guest_cmd *cmd,
+		   double tscale, json_object *wj, int *ret)
+{
+	json_object *req = json_object_new_object(), *resp = NULL, *v;
+	double timeout = cmd->pre_timeout_s * tscale;
+	char msg[2000], tail[1600];
+	int status, bad = 1;
+
+	json_object_object_add(req, "op", json_object_new_string("exec"));
+	json_object_object_add(req, "argv", strvec_json(&cmd->pre_argv));
+	if (cmd->in_root)
+		json_object_object_add(req, "root", json_object_new_string(KB_HOSTROOT));
+	if (cmd->env.n)
+		json_object_object_add(req, "env", strvec_json(&cmd->env));
+	json_object_object_add(req, "timeout_s", json_object_new_double(timeout));
+	info("kbench:   %s: untimed step: %s ...", e->label, cmd->pre_argv.v[0]);
+	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
+		json_object_object_add(wj, "status",
+				       json_object_new_string(g->timed_out ? "timeout" : "failed"));
+		json_object_object_add(wj, "error", json_object_new_string(g->err));
+		*ret = -1;
+		goto out;
+	}
+	if (json_object_object_get_ex(resp, "error", &v)) {
+		snprintf(msg, sizeof(msg), "untimed step: %s", json_object_get_string(v));
+		goto fail;
+	}
+	if (json_object_object_get_ex(resp, "timed_out", &v) && json_object_get_boolean(v)) {
+		json_object_object_add(wj, "status", json_object_new_string("timeout"));
+		json_object_object_add(wj, "error", json_object_new_string(
+			"the untimed step did not finish by its deadline and was killed"));
+		goto out;
+	}
+	status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
+	if (status == 0) {
+		bad = 0;
+		goto out;
+	}
+	last_lines(json_object_object_get_ex(resp, "stderr", &v) ? json_object_get_string(v) : "",
+		   12, tail, sizeof(tail));
+	snprintf(msg, sizeof(msg), "untimed step exited with status %d; last lines of stderr:\n%s",
+		 status, tail);
+fail:
+	json_object_object_add(wj, "status", json_object_new_string("failed"));
+	json_object_object_add(wj, "error", json_object_new_string(msg));
+out:
+	json_object_put(req);
+	json_object_put(resp);
+	return bad;
+}
+
 /* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is
  * still usable afterwards, -1 if it is gone or hung. */
 static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
@@ -245,6 +328,10 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	}
 	if (cmd.cwd[0])
 		json_object_object_add(req, "cwd", json_object_new_string(cmd.cwd));
+	if (cmd.in_root)
+		json_object_object_add(req, "root", json_object_new_string(KB_HOSTROOT));
+	if (cmd.env.n)
+		json_object_object_add(req, "env", strvec_json(&cmd.env));
 	json_object_object_add(req, "timeout_s", json_object_new_double(timeout));
 	{
 		/* the command line, as a person would type it */
@@ -262,6 +349,8 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	}
 	info("kbench:   %s: %s", e->label,
 	     json_object_get_string(json_object_object_get(wj, "command")));
+	if (cmd.pre_argv.n && run_pre(g, e, &cmd, tscale, wj, &ret))
+		goto out;
 	if (lock_stats && agent_write(g, KB_LOCK_STATS_RESET, "1"))
 		warning("%s: cannot reset the lock counters", e->label);
 	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
@@ -320,9 +409,10 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 		int status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
 		int sig = json_object_object_get_ex(resp, "signal", &v) ? json_object_get_int(v) : 0;
 		if (status != 0 || sig) {
-			char msg[600];
-			snprintf(msg, sizeof(msg), "exited with status %d%s%s; stderr: %.400s", status,
-				 sig ? ", killed by signal " : "", sig ? strsignal(sig) : "", errout);
+			char msg[2000], tail[1600];
+			last_lines(errout, 12, tail, sizeof(tail));
+			snprintf(msg, sizeof(msg), "exited with status %d%s%s; last lines of stderr:\n%s",
+				 status, sig ? ", killed by signal " : "", sig ? strsignal(sig) : "", tail);
 			json_object_object_add(wj, "status", json_object_new_string("failed"));
 			json_object_object_add(wj, "error", json_object_new_string(msg));
 			goto out;
@@ -337,6 +427,21 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 		json_object_object_add(wj, "status", json_object_new_string("parse-error"));
 		json_object_object_add(wj, "error", json_object_new_string(msg));
 		goto out;
+	}
+	if (cmd.report_times) {
+		/* make's own times, as the agent measured them (rusage) */
+		static const char *const t[][2] = { { "elapsed", "wall_s" }, { "user", "user_s" },
+						    { "sys", "sys_s" } };
+		for (int i = 0; i < 3; i++) {
+			json_object *x = json_object_object_get(wj, t[i][1]);
+			if (!x) {
+				json_object_object_add(wj, "status", json_object_new_string("failed"));
+				json_object_object_add(wj, "error", json_object_new_string(
+					"the agent did not report the command's times"));
+				goto out;
+			}
+			metric_set_add(&ms, t[i][0], "s", BETTER_LOWER, json_object_get_double(x));
+		}
 	}
 	metrics = json_object_new_object();
 	for (size_t i = 0; i < ms.n; i++) {
@@ -383,7 +488,7 @@ static int mount_scratch(struct guest *g, char *err, size_t errlen)
 	json_object *req = json_object_new_object(), *resp = NULL, *v;
 	int ret = -1;
 	json_object_object_add(req, "op", json_object_new_string("mount"));
-	json_object_object_add(req, "dev", json_object_new_string("/dev/vda"));
+	json_object_object_add(req, "serial", json_object_new_string("scratch"));
 	json_object_object_add(req, "dir", json_object_new_string("/scratch"));
 	json_object_object_add(req, "fstype", json_object_new_string("ext4"));
 	if (guest_call(g, req, 60, &resp)) {
@@ -411,8 +516,28 @@ static void iteration_fail(json_object *ij, const char *why, const char *console
 	free(tail);
 }
 
+/* The kbuild disk's copy-on-write layer over the cached image (kept
+ * across iterations only when the suite asks for no clean). */
+static int kbuild_overlay(const struct image_needs *needs, const char *overlay)
+{
+	const char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+			       needs->disk, overlay, NULL };
+	struct strbuf out = STRBUF_INIT;
+	int r;
+	if (needs->disk_keep && path_exists(overlay))
+		return 0;
+	unlink(overlay);
+	r = run_capture(argv, 60, &out);
+	if (r)
+		error("qemu-img create of the kbuild disk layer failed (status %d): %s", r,
+		      out.buf ? out.buf : "");
+	sb_release(&out);
+	return r ? -1 : 0;
+}
+
 /* One iteration: boot, run every workload, save logs, power off. */
-static int run_iteration(const struct suite *s, struct boot_params *bp, int index, int warmup,
+static int run_iteration(const struct suite *s, struct boot_params *bp,
+			 const struct image_needs *needs, int index, int warmup,
 			 const char *rundir, json_object *ij)
 {
 	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64], err[600];
@@ -439,6 +564,10 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 		iteration_fail(ij, "cannot create the scratch disk", console);
 		return -1;
 	}
+	if (bp->kbuild_disk && kbuild_overlay(needs, bp->kbuild_disk)) {
+		iteration_fail(ij, "cannot create the kbuild disk's copy-on-write layer", console);
+		return -1;
+	}
 	guest_init(&g, &qemu_backend);
 	if (guest_boot(&g, bp)) {
 		snprintf(err, sizeof(err), "boot failed: %s", g.err);
@@ -451,7 +580,8 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 	info("kbench: iteration %d%s: guest %s up in %.1f s", index, warmup ? " (warm-up)" : "",
 	     json_object_get_string(json_object_object_get(g.hello, "kernel")),
 	     g.t_ready - g.t_start);
-	if (bp->scratch && mount_scratch(&g, err, sizeof(err))) {
+	if ((bp->scratch && mount_scratch(&g, err, sizeof(err))) ||
+	    (bp->hostroot && hostroot_setup(&g, needs->disk_mount, err, sizeof(err)))) {
 		guest_shutdown(&g, 5);
 		guest_release(&g);
 		iteration_fail(ij, err, console);
@@ -464,8 +594,11 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 		json_object_array_add(wl, wj);
 		r = run_workload(&g, &s->w[i], tscale, rawdir, relraw, wj);
 		st = json_object_object_get(wj, "status");
-		if (!st || strcmp(json_object_get_string(st), "ok"))
+		if (!st || strcmp(json_object_get_string(st), "ok")) {
 			ok = 0;
+			warning("%s %s: %s", s->w[i].label, st ? json_object_get_string(st) : "failed",
+				json_object_get_string(json_object_object_get(wj, "error")));
+		}
 		if (json_object_object_get(wj, "wall_s"))
 			work_s += json_object_get_double(json_object_object_get(wj, "wall_s"));
 		if (r) {
@@ -484,6 +617,8 @@ static int run_iteration(const struct suite *s, struct boot_params *bp, int inde
 	guest_release(&g);
 	if (bp->scratch)
 		unlink(bp->scratch);
+	if (bp->kbuild_disk && !needs->disk_keep)
+		unlink(bp->kbuild_disk);
 	json_object_object_add(ij, "wall_s", json_object_new_double(now_mono() - t0));
 	json_object_object_add(ij, "workload_s", json_object_new_double(work_s));
 	if (kb_interrupted) {
@@ -525,10 +660,10 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	struct variant v;
 	struct suite s;
 	struct kernel_image k;
-	struct image_needs needs = { STRVEC_INIT, STRVEC_INIT };
+	struct image_needs needs = IMAGE_NEEDS_INIT;
 	struct boot_params bp;
 	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX] = "";
-	char scratch[KB_PATH_MAX], started[32], finished[32], cmdline[OPT_STR_MAX * 2];
+	char kbdisk[KB_PATH_MAX], scratch[KB_PATH_MAX], started[32], finished[32], cmdline[OPT_STR_MAX * 2];
 	json_object *doc = NULL, *its, *jv, *js, *wls;
 	int vcpus = o->vcpus > 0 ? o->vcpus : host_cores();
 	int mem = o->mem_mb > 0 ? o->mem_mb : 2048;
@@ -548,11 +683,20 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	if (check_tools())
 		goto out;
 	iterations = o->iterations > 0 ? o->iterations : s.iterations;
+	if (kernel_get(&v, 0, &k))
+		goto out;
+	/* after the kernel: a kbuild disk's tree comes from the same source cache */
 	for (size_t i = 0; i < s.n; i++)
 		if (s.w[i].ops->prepare(s.w[i].params, &needs))
 			goto out;
-	if (kernel_get(&v, 0, &k))
-		goto out;
+	if (needs.disk[0]) {
+		char *qi = which("qemu-img");
+		if (!qi) {
+			error("'qemu-img' not found: install the Debian package qemu-utils (make deps does)");
+			goto out;
+		}
+		free(qi);
+	}
 	if (image_build(&k, &needs, agent, initrd, sizeof(initrd)))
 		goto out;
 
@@ -580,6 +724,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	if (mkdir_p(workdir, 0755))
 		goto out;
 	snprintf(scratch, sizeof(scratch), "%s/scratch.img", workdir);
+	snprintf(kbdisk, sizeof(kbdisk), "%s/kbuild.qcow2", workdir);
 	snprintf(cmdline, sizeof(cmdline), "%s%s%s", v.cmdline, o->cmdline ? " " : "",
 		 o->cmdline ? o->cmdline : "");
 
@@ -594,6 +739,9 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 			bp.scratch = scratch;
 		guest_cmd_release(&c);
 	}
+	if (needs.disk[0])
+		bp.kbuild_disk = kbdisk;
+	bp.hostroot = needs.hostroot;
 	bp.cmdline = cmdline;
 	bp.workdir = workdir;
 	bp.vcpus = vcpus;
@@ -605,6 +753,8 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		snprintf(probe_con, sizeof(probe_con), "%s/console/kvm-probe.log", res->dir);
 		probe.console_log = probe_con;
 		probe.scratch = NULL;
+		probe.kbuild_disk = NULL;
+		probe.hostroot = 0;
 		probe.boot_timeout_s = 30;
 		bp.accel = accel_resolve(o->accel, &probe);
 	}
@@ -685,7 +835,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		int warm = i <= s.warmup;
 		double t = now_mono();
 		json_object_array_add(its, ij);
-		if (run_iteration(&s, &bp, i, warm, res->dir, ij)) {
+		if (run_iteration(&s, &bp, &needs, i, warm, res->dir, ij)) {
 			res->iterations_failed++;
 			ret = KB_EXIT_FAILED;
 		} else {

@@ -14,6 +14,7 @@ static const struct workload_ops *const registry[] = {
 	&hackbench_ops,
 	&dbench_ops,
 	&cyclictest_ops,
+	&kbuild_ops,
 	NULL,
 };
 
@@ -160,6 +161,8 @@ void guest_cmd_init(struct guest_cmd *c)
 	memset(c, 0, sizeof(*c));
 	c->argv = (struct strvec)STRVEC_INIT;
 	c->bg_argv = (struct strvec)STRVEC_INIT;
+	c->env = (struct strvec)STRVEC_INIT;
+	c->pre_argv = (struct strvec)STRVEC_INIT;
 }
 
 /* Free the vectors of C and make it empty again. */
@@ -167,6 +170,8 @@ void guest_cmd_release(struct guest_cmd *c)
 {
 	strvec_clear(&c->argv);
 	strvec_clear(&c->bg_argv);
+	strvec_clear(&c->env);
+	strvec_clear(&c->pre_argv);
 	guest_cmd_init(c);
 }
 

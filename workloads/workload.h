@@ -19,7 +19,16 @@
 struct image_needs {
 	struct strvec programs; /* host executables, copied with their libraries */
 	struct strvec files;    /* host data files, copied to the same path */
+	/* kbuild: the host's toolchain shared read-only into the guest over
+	 * virtio-9p (mounted under KB_HOSTROOT), and a cached ext4 image
+	 * holding a kernel tree, attached copy-on-write and mounted at
+	 * DISK_MOUNT under that root (the host path it was prepared at) */
+	int hostroot;
+	char disk[4096];
+	char disk_mount[4096];
+	int disk_keep;          /* keep the disk's changes across iterations */
 };
+#define IMAGE_NEEDS_INIT { STRVEC_INIT, STRVEC_INIT, 0, "", "", 0 }
 
 /* One command the agent runs for one iteration. */
 struct guest_cmd {
@@ -29,6 +38,19 @@ struct guest_cmd {
 	char cwd[OPT_STR_MAX];  /* working directory in the guest, "" = / */
 	int timeout_s;          /* deadline for the main command */
 	int needs_scratch;      /* cwd is on the scratch disk */
+	/* kbuild: run the main command (and the background load if
+	 * bg_in_root) chrooted into the host's toolchain (KB_HOSTROOT) with
+	 * ENV as its whole environment */
+	int in_root;
+	int bg_in_root;
+	struct strvec env;
+	/* an untimed step before the main command (kbuild's configure), with
+	 * its own deadline; its failure fails the workload */
+	struct strvec pre_argv;
+	int pre_timeout_s;
+	/* the agent's wall, user and system times of the main command are
+	 * the workload's metrics elapsed, user and sys */
+	int report_times;
 };
 
 void guest_cmd_init(struct guest_cmd *c);
@@ -124,5 +146,27 @@ int workload_registry_check(void);
 extern const struct workload_ops hackbench_ops;
 extern const struct workload_ops dbench_ops;
 extern const struct workload_ops cyclictest_ops;
+extern const struct workload_ops kbuild_ops;
+
+/* kbuild (workloads/kbuild.c), shared with cyclictest's kbuild load. */
+enum kbuild_prepare {
+	KB_PREP_HOST,   /* configured and prepared on the host, once per cache */
+	KB_PREP_GUEST,  /* in the guest, before the timed part */
+	KB_PREP_TIMED,  /* in the guest, inside the timed part */
+};
+/* Find or make the cached kbuild disk for CONFIG (defconfig, tinyconfig,
+ * allnoconfig or an absolute .config path) and record it in NEEDS. The
+ * tree's guest path goes to SRC and the object directory to OBJ. */
+int kbuild_disk(const char *config, enum kbuild_prepare prep, struct image_needs *needs,
+		char *src, size_t srclen, char *obj, size_t objlen);
+/* make's whole environment in the guest and in the native comparison. */
+void kbuild_env(struct strvec *env);
+/* The timed make command of kbuild PARAMS for a tree at SRC, objects at OBJ. */
+int kbuild_make_argv(const void *params, const char *src, const char *obj, struct strvec *argv);
+/* Run kbuild PARAMS natively ITERATIONS times in the disk's prepared tree;
+ * one {"elapsed","user","sys","compiled"} object per build into RUNS. */
+int kbuild_native(const void *params, int iterations, json_object *runs);
+/* Check a target list ("vmlinux", "kernel/locking/", "mm/slub.o"). */
+int kbuild_targets_check(const char *targets, char *err, size_t errlen);
 
 #endif

@@ -179,6 +179,40 @@ static char *slurp(const char *path, size_t max, int *truncated)
 	return buf;
 }
 
+/* The last MAX bytes of PATH, from the start of a line. */
+static char *slurp_tail(const char *path, size_t max, int *truncated)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf, *p;
+	ssize_t n;
+	size_t len = 0;
+	*truncated = 0;
+	if (fd < 0 || fstat(fd, &st) || (size_t)st.st_size <= max) {
+		if (fd >= 0)
+			close(fd);
+		return slurp(path, max, truncated);
+	}
+	*truncated = 1;
+	buf = malloc(max + 1);
+	if (!buf || lseek(fd, st.st_size - (off_t)max, SEEK_SET) < 0) {
+		close(fd);
+		free(buf);
+		return NULL;
+	}
+	while (len < max && (n = read(fd, buf + len, max - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if (!buf[i])
+			buf[i] = '?';
+	p = memchr(buf, '\n', len);
+	if (p)
+		memmove(buf, p + 1, len - (size_t)(p + 1 - buf) + 1);
+	return buf;
+}
+
 static void add_str(json_object *o, const char *k, const char *v)
 {
 	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
@@ -288,15 +322,15 @@ static char **json_argv(json_object *arr)
 	return v;
 }
 
-static pid_t spawn(char **argv, const char *cwd, const char *out, const char *err)
+static pid_t spawn(char **argv, const char *root, char **env, const char *cwd, const char *out,
+		   const char *err)
 {
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
 	setsid();
-	if (cwd && *cwd && chdir(cwd))
-		_exit(126);
 	{
+		/* output files first: they are outside the chroot */
 		int in = open("/dev/null", O_RDONLY);
 		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -306,7 +340,19 @@ static pid_t spawn(char **argv, const char *cwd, const char *out, const char *er
 		dup2(o, 1);
 		dup2(e, 2);
 	}
-	execv(argv[0], argv);
+	/* a chroot (kbuild runs the host's toolchain, shared read-only) */
+	if (root && *root && (chroot(root) || chdir("/"))) {
+		dprintf(2, "kbench-agent: chroot %s: %s\n", root, strerror(errno));
+		_exit(126);
+	}
+	if (cwd && *cwd && chdir(cwd)) {
+		dprintf(2, "kbench-agent: cannot enter %s: %s\n", cwd, strerror(errno));
+		_exit(126);
+	}
+	if (env)
+		execve(argv[0], argv, env);
+	else
+		execv(argv[0], argv);
 	dprintf(2, "kbench-agent: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
@@ -315,8 +361,8 @@ static pid_t spawn(char **argv, const char *cwd, const char *out, const char *er
 static void do_exec(int id, json_object *req)
 {
 	json_object *o, *r;
-	char **argv, **bg = NULL;
-	const char *cwd = NULL;
+	char **argv, **bg = NULL, **env = NULL;
+	const char *cwd = NULL, *root = NULL;
 	double timeout = 600, start, end;
 	size_t max_out = KB_PROTO_MAX_OUTPUT;
 	pid_t pid, bgpid = 0;
@@ -333,6 +379,10 @@ static void do_exec(int id, json_object *req)
 		bg = json_argv(o);
 	if (json_object_object_get_ex(req, "cwd", &o))
 		cwd = json_object_get_string(o);
+	if (json_object_object_get_ex(req, "root", &o))
+		root = json_object_get_string(o);
+	if (json_object_object_get_ex(req, "env", &o) && json_object_array_length(o) > 0)
+		env = json_argv(o);
 	if (json_object_object_get_ex(req, "timeout_s", &o))
 		timeout = json_object_get_double(o);
 	if (json_object_object_get_ex(req, "max_output", &o) && json_object_get_int64(o) > 0)
@@ -340,11 +390,11 @@ static void do_exec(int id, json_object *req)
 
 	memset(&ru, 0, sizeof(ru));
 	if (bg) {
-		bgpid = spawn(bg, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+		bgpid = spawn(bg, root, env, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
 		bg_runs = 1;
 	}
 	start = mono();
-	pid = spawn(argv, cwd, "/tmp/kb.out", "/tmp/kb.err");
+	pid = spawn(argv, root, env, cwd, "/tmp/kb.out", "/tmp/kb.err");
 	if (pid < 0) {
 		reply_error(id, "fork failed: %s", strerror(errno));
 		goto out;
@@ -361,7 +411,7 @@ static void do_exec(int id, json_object *req)
 		}
 		if (bgpid > 0 && waitpid(bgpid, NULL, WNOHANG) == bgpid) {
 			/* background load ended: restart it until the main one ends */
-			bgpid = spawn(bg, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+			bgpid = spawn(bg, root, env, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
 			bg_runs++;
 		}
 		/* PID 1 reaps orphans, but never our own two children */
@@ -395,7 +445,8 @@ static void do_exec(int id, json_object *req)
 	}
 
 	sout = slurp("/tmp/kb.out", max_out, &trunc_o);
-	serr = slurp("/tmp/kb.err", 65536, &trunc_e);
+	/* the end of stderr says why a build failed: keep its last 64 KiB */
+	serr = slurp_tail("/tmp/kb.err", 65536, &trunc_e);
 	r = json_object_new_object();
 	add_str(r, "op", "result");
 	json_object_object_add(r, "id", json_object_new_int(id));
@@ -420,6 +471,7 @@ static void do_exec(int id, json_object *req)
 out:
 	free(argv);
 	free(bg);
+	free(env);
 }
 
 static const char *jstr(json_object *req, const char *key)
@@ -430,17 +482,101 @@ static const char *jstr(json_object *req, const char *key)
 	return json_object_get_string(o);
 }
 
+/* mkdir -p */
+static void mkdirs(const char *path)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	mkdir(p, 0755);
+}
+
+/* The block device whose virtio serial is SERIAL (/sys/block/X/serial). */
+static int dev_by_serial(const char *serial, char *dev, size_t n)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	int found = -1;
+	while (d && (e = readdir(d))) {
+		char path[300];
+		char *v;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/serial", e->d_name);
+		if (access(path, R_OK))
+			continue;
+		v = read_small(path);
+		if (v && !strcmp(v, serial)) {
+			snprintf(dev, n, "/dev/%s", e->d_name);
+			found = 0;
+		}
+		free(v);
+		if (!found)
+			break;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* {"dev"|"serial", "dir", "fstype", "options"?, "readonly"?}: the
+ * directory is made first (mkdir -p). */
 static void do_mount(int id, json_object *req)
 {
 	const char *dev = jstr(req, "dev"), *dir = jstr(req, "dir"), *fs = jstr(req, "fstype");
-	json_object *r;
+	const char *serial = jstr(req, "serial"), *opts = jstr(req, "options");
+	json_object *r, *o;
+	unsigned long flags = 0;
+	char devpath[300];
+	if (serial) {
+		if (dev_by_serial(serial, devpath, sizeof(devpath))) {
+			reply_error(id, "no disk with serial '%s'", serial);
+			return;
+		}
+		dev = devpath;
+	}
 	if (!dev || !dir || !fs) {
-		reply_error(id, "mount needs dev, dir and fstype");
+		reply_error(id, "mount needs dev (or serial), dir and fstype");
 		return;
 	}
-	mkdir(dir, 0755);
-	if (mount(dev, dir, fs, 0, NULL)) {
+	if (json_object_object_get_ex(req, "readonly", &o) && json_object_get_boolean(o))
+		flags |= MS_RDONLY;
+	mkdirs(dir);
+	if (mount(dev, dir, fs, flags, opts)) {
 		reply_error(id, "mount %s on %s (%s): %s", dev, dir, fs, strerror(errno));
+		return;
+	}
+	r = json_object_new_object();
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status", json_object_new_int(0));
+	send_json(r);
+	json_object_put(r);
+}
+
+/* {"target", "path"}: a symbolic link (the parent is made first). */
+static void do_symlink(int id, json_object *req)
+{
+	const char *target = jstr(req, "target"), *path = jstr(req, "path");
+	json_object *r;
+	char parent[512], *slash;
+	if (!target || !path) {
+		reply_error(id, "symlink needs target and path");
+		return;
+	}
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		mkdirs(parent);
+	}
+	if (symlink(target, path)) {
+		reply_error(id, "symlink %s -> %s: %s", path, target, strerror(errno));
 		return;
 	}
 	r = json_object_new_object();
@@ -510,6 +646,8 @@ static void poweroff(void)
 {
 	sync();
 	umount2("/scratch", MNT_DETACH);
+	/* the kbuild disk and the host shares under the chroot */
+	umount2("/kbroot", MNT_DETACH);
 	/* QEMU runs with -no-reboot, so a reboot ends it; unlike a power-off
 	 * this needs no ACPI in the guest kernel */
 	reboot(RB_AUTOBOOT);
@@ -541,6 +679,8 @@ static void handle(const char *line)
 		do_exec(id, req);
 	else if (!strcmp(op, "mount"))
 		do_mount(id, req);
+	else if (!strcmp(op, "symlink"))
+		do_symlink(id, req);
 	else if (!strcmp(op, "read"))
 		do_read(id, req);
 	else if (!strcmp(op, "write"))

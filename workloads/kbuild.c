@@ -1,0 +1,612 @@
+/* kbuild.c - a real kernel compile inside the guest, timed like kernbench
+ * and rteval's kcompile: `make -jN <targets>` on Debian's linux-source-6.12.
+ *
+ * How the guest gets a toolchain and a tree (see README, "kbuild"):
+ *   - the host's /usr and /etc (and /bin, /lib... where they are not
+ *     symlinks) are shared read-only over virtio-9p, the way virtme-ng
+ *     boots kernels, and the agent chroots into them (KB_HOSTROOT): the
+ *     guest compiles with the very gcc the native comparison uses, so the
+ *     guest/native ratio is the cost of the kernel and the emulation only;
+ *   - the tree and the object directory live on an ext4 disk image made
+ *     once per cache (mkfs.ext4 -d) and attached copy-on-write, so every
+ *     iteration starts from the same pristine state and nothing is read
+ *     from or written to 9p during the build but the toolchain itself.
+ * Kbuild writes absolute paths into the object directory, so the disk is
+ * mounted in the guest at the host path it was prepared at. With
+ * prepare=host (the default) the configure and `make prepare` steps run
+ * natively when the disk is made (under TCG they alone take 10+ minutes);
+ * prepare=guest runs them in the guest before the timer, prepare=timed
+ * inside it (a from-scratch kernbench).
+ *
+ * Metrics: elapsed, user and sys seconds of make, measured by the agent
+ * (wait4 rusage of make and every compiler it waited for).
+ */
+#include "workload.h"
+#include "../harness/build.h"
+#include "../harness/proto.h"
+#include "../harness/spawn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define KBUILD_FORMAT "kbench-kbuild 2"
+#define KBUILD_TREE_PKG "linux-source-6.12"
+#define KBUILD_RELEASE "trixie"
+#define KBUILD_DISK_MB 8192
+#define MAKE_PATH "/usr/bin/make"
+#define KB_MAX_TARGETS 32
+/* CPU seconds (native, one core) a piece of the build costs, for
+ * deadlines: generous, the deadline only has to catch a hang. */
+#define EST_DIR_S 60
+#define EST_OBJ_S 5
+#define EST_VMLINUX_S 3000
+#define EST_TINY_VMLINUX_S 400
+#define EST_PREPARE_S 60
+
+static const char *const prepares[] = { "host", "guest", "timed", NULL };
+
+struct kbuild_params {
+	int jobs;
+	char config[OPT_STR_MAX];
+	char target[OPT_STR_MAX];
+	int clean;
+	int prepare; /* enum kbuild_prepare */
+};
+
+#define P(f) offsetof(struct kbuild_params, f)
+static const struct opt_def kbuild_opts[] = {
+	{ "jobs", OPT_INT, P(jobs), 1, 1024, NULL, "make -j (default: one per vCPU)" },
+	{ "config", OPT_STRING, P(config), 0, 0, NULL,
+	  "defconfig, tinyconfig, allnoconfig, or an absolute path to a .config" },
+	{ "target", OPT_STRING, P(target), 0, 0, NULL,
+	  "vmlinux, or a space-separated list of directories (kernel/locking/) and "
+	  "objects (mm/slub.o) for a scaled-down build" },
+	{ "clean", OPT_BOOL, P(clean), 0, 0, NULL,
+	  "start every iteration from the pristine tree (yes), or keep the build "
+	  "output of the previous iteration (no: later iterations are incremental)" },
+	{ "prepare", OPT_ENUM, P(prepare), 0, 0, prepares,
+	  "where configure + make prepare run: on the host when the disk is made "
+	  "(host), in the guest before the timer (guest), or timed (timed)" },
+	OPT_END
+};
+#undef P
+
+static void kbuild_defaults(void *params, int vcpus)
+{
+	struct kbuild_params *p = params;
+	p->jobs = vcpus < 1 ? 1 : vcpus > 1024 ? 1024 : vcpus;
+	snprintf(p->config, sizeof(p->config), "defconfig");
+	snprintf(p->target, sizeof(p->target), "vmlinux");
+	p->clean = 1;
+	p->prepare = KB_PREP_HOST;
+}
+
+static int is_named_config(const char *c)
+{
+	return !strcmp(c, "defconfig") || !strcmp(c, "tinyconfig") || !strcmp(c, "allnoconfig");
+}
+
+/* The make goal that configures: the named one, or olddefconfig over the
+ * user's file (copied to the object directory when the disk is made). */
+static const char *config_goal(const char *config)
+{
+	return is_named_config(config) ? config : "olddefconfig";
+}
+
+int kbuild_targets_check(const char *targets, char *err, size_t errlen)
+{
+	char buf[OPT_STR_MAX], *save = NULL;
+	int n = 0;
+	snprintf(buf, sizeof(buf), "%s", targets);
+	for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t len = strlen(t);
+		int dir = t[len - 1] == '/';
+		int obj = len > 2 && t[len - 2] == '.' && strchr("osi", t[len - 1]);
+		if (++n > KB_MAX_TARGETS) {
+			snprintf(err, errlen, "'target' lists more than %d goals", KB_MAX_TARGETS);
+			return -1;
+		}
+		if (t[0] == '/' || t[0] == '-' || strstr(t, "..") ||
+		    strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./") != len) {
+			snprintf(err, errlen, "'target' goal '%s' must be a relative path of letters, "
+				 "digits, '_', '-', '.' and '/'", t);
+			return -1;
+		}
+		if (strcmp(t, "vmlinux") && !dir && !obj) {
+			snprintf(err, errlen, "'target' goal '%s' is not vmlinux, a directory ending "
+				 "in '/' or an object (.o, .s, .i)", t);
+			return -1;
+		}
+	}
+	if (!n) {
+		snprintf(err, errlen, "'target' is empty: name vmlinux or directories/objects");
+		return -1;
+	}
+	return 0;
+}
+
+static int kbuild_check(const void *params, char *err, size_t errlen)
+{
+	const struct kbuild_params *p = params;
+	if (!is_named_config(p->config)) {
+		struct stat st;
+		if (p->config[0] != '/') {
+			snprintf(err, errlen, "'config' must be defconfig, tinyconfig, allnoconfig or an "
+				 "absolute path to a .config, got '%s'", p->config);
+			return -1;
+		}
+		if (stat(p->config, &st) || !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "'config' file '%s': %s", p->config,
+				 errno ? strerror(errno) : "not a regular file");
+			return -1;
+		}
+	}
+	return kbuild_targets_check(p->target, err, errlen);
+}
+
+/* Run ARGV in CWD, output appended to LOG; exit status or -1. */
+static int run_logged(struct strvec *argv, const char *log, double timeout)
+{
+	struct child c = CHILD_INIT;
+	int r;
+	for (size_t i = 0; i < argv->n; i++)
+		strvec_push(&c.argv, argv->v[i]);
+	c.stdout_path = log;
+	c.stderr_path = log;
+	c.append = 1;
+	c.timeout_s = timeout;
+	r = child_run(&c);
+	if (c.timed_out)
+		r = -1;
+	child_release(&c);
+	return r;
+}
+
+static int step_fail(const char *step, const char *log, const char *what)
+{
+	char *tail = file_tail(log, 15);
+	error("kbuild disk, step '%s': %s; log: %s", step, what, log);
+	if (*tail)
+		fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", log, tail);
+	free(tail);
+	return -1;
+}
+
+/* An interrupted `kbench kbuild-native` leaves the pristine object
+ * directory beside the used one: put it back. */
+static int restore_pristine(const char *root)
+{
+	char obj[KB_PATH_MAX], saved[KB_PATH_MAX];
+	snprintf(obj, sizeof(obj), "%s/obj", root);
+	snprintf(saved, sizeof(saved), "%s/obj.pristine", root);
+	if (!path_exists(saved))
+		return 0;
+	if (rm_rf(obj) || rename(saved, obj))
+		return error("cannot restore '%s' from '%s': %s", obj, saved, strerror(errno));
+	return 0;
+}
+
+/* kbuild_disk, keeping the disk's lock when LOCKFD is not NULL. */
+static int disk_locked(const char *config, enum kbuild_prepare prep, struct image_needs *needs,
+		       char *src, size_t srclen, char *obj, size_t objlen, int *lockfd)
+{
+	char tree[KB_PATH_MAX], ident[600], cc[256], cfgkey[80], h[65], dir[KB_PATH_MAX];
+	char root[KB_PATH_MAX], img[KB_PATH_MAX], tmp[KB_PATH_MAX], log[KB_PATH_MAX];
+	char locks[KB_PATH_MAX];
+	struct strbuf key = STRBUF_INIT;
+	struct strvec argv = STRVEC_INIT;
+	int lock = -1, ret = -1, host = prep == KB_PREP_HOST;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double t0 = now_mono();
+
+	if (kernel_source(KBUILD_TREE_PKG, KBUILD_RELEASE, tree, sizeof(tree), ident, sizeof(ident),
+			  cc, sizeof(cc)))
+		return -1;
+	if (is_named_config(config)) {
+		snprintf(cfgkey, sizeof(cfgkey), "%s", config);
+	} else {
+		if (sha256_file_hex(config, h))
+			return -1;
+		snprintf(cfgkey, sizeof(cfgkey), "file:%.32s", h);
+	}
+	sb_addf(&key, "%s\nsource %s\nconfig %s\nprepared %s\ncompiler %s\n", KBUILD_FORMAT, ident,
+		cfgkey, host ? "host" : "no", cc);
+	sha256_hex(key.buf, key.len, h);
+	sb_release(&key);
+	snprintf(dir, sizeof(dir), "%s/kbuild/%.24s", cache_root(), h);
+	snprintf(root, sizeof(root), "%s/root", dir);
+	snprintf(img, sizeof(img), "%s/disk.img", dir);
+	snprintf(log, sizeof(log), "%s/prepare.log", dir);
+	snprintf(locks, sizeof(locks), "%s/kbuild/locks", cache_root());
+	snprintf(src, srclen, "%s/linux", root);
+	snprintf(obj, objlen, "%s/obj", root);
+	if (needs->disk[0] && strcmp(needs->disk, img)) {
+		error("a suite can use one kbuild disk, but two kbuild sections need different ones "
+		      "(config or prepare differ): give them the same config and prepare");
+		return -1;
+	}
+	if (mkdir_p(dir, 0755))
+		return -1;
+	lock = lock_file(locks, h, "the same kbuild disk");
+	if (lock < 0)
+		return -1;
+	if (restore_pristine(root))
+		goto out;
+	if (path_exists(img))
+		goto done;
+
+	info("kbench: kbuild: making the tree disk (%s, %s, prepare %s) in %s", ident, config,
+	     prepares[prep], dir);
+	rm_rf(root);
+	unlink(log);
+	if (mkdir_p(root, 0755))
+		goto out;
+	/* hard links: the object directory is separate, the tree is never
+	 * written (make O=), and this costs no copy */
+	strvec_push(&argv, "cp");
+	strvec_push(&argv, "-al");
+	strvec_push(&argv, tree);
+	strvec_push(&argv, src);
+	if (run_logged(&argv, log, 1800)) {
+		step_fail("tree", log, "cannot link the source tree");
+		goto out;
+	}
+	strvec_clear(&argv);
+	if (mkdir_p(obj, 0755))
+		goto out;
+	if (!is_named_config(config)) {
+		char dst[KB_PATH_MAX];
+		snprintf(dst, sizeof(dst), "%s/.config", obj);
+		if (copy_file(config, dst, 0644))
+			goto out;
+	}
+	if (host) {
+		info("kbench: kbuild: configuring (%s) and running make prepare natively, log %s",
+		     config_goal(config), log);
+		/* the guest's environment, not ours: kconfig records tools it
+		 * finds (rustc in a user's PATH) and would re-run in the guest */
+		strvec_push(&argv, "env");
+		strvec_push(&argv, "-i");
+		kbuild_env(&argv);
+		strvec_push(&argv, "make");
+		strvec_push(&argv, "-C");
+		strvec_push(&argv, src);
+		strvec_pushf(&argv, "O=%s", obj);
+		strvec_pushf(&argv, "-j%ld", ncpu > 0 ? ncpu : 1);
+		strvec_push(&argv, config_goal(config));
+		strvec_push(&argv, "prepare");
+		if (run_logged(&argv, log, 3600)) {
+			step_fail("prepare", log, "configuring or `make prepare` failed");
+			goto out;
+		}
+		strvec_clear(&argv);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", img);
+	unlink(tmp);
+	info("kbench: kbuild: writing the tree into an ext4 image (mkfs.ext4 -d)");
+	strvec_push(&argv, "mkfs.ext4");
+	strvec_push(&argv, "-q");
+	strvec_push(&argv, "-F");
+	strvec_push(&argv, "-L");
+	strvec_push(&argv, "kbuild");
+	strvec_push(&argv, "-d");
+	strvec_push(&argv, root);
+	strvec_push(&argv, tmp);
+	strvec_pushf(&argv, "%dM", KBUILD_DISK_MB);
+	if (run_logged(&argv, log, 1800)) {
+		unlink(tmp);
+		step_fail("image", log, "mkfs.ext4 -d failed (is the disk full?)");
+		goto out;
+	}
+	if (rename(tmp, img)) {
+		error("cannot rename '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	info("kbench: kbuild: tree disk ready in %.0f s", now_mono() - t0);
+done:
+	needs->hostroot = 1;
+	snprintf(needs->disk, sizeof(needs->disk), "%s", img);
+	snprintf(needs->disk_mount, sizeof(needs->disk_mount), "%s", root);
+	ret = 0;
+out:
+	strvec_clear(&argv);
+	if (ret == 0 && lockfd)
+		*lockfd = lock;
+	else if (lock >= 0)
+		close(lock);
+	return ret;
+}
+
+int kbuild_disk(const char *config, enum kbuild_prepare prep, struct image_needs *needs,
+		char *src, size_t srclen, char *obj, size_t objlen)
+{
+	return disk_locked(config, prep, needs, src, srclen, obj, objlen, NULL);
+}
+
+static int kbuild_prepare(const void *params, struct image_needs *needs)
+{
+	const struct kbuild_params *p = params;
+	char src[KB_PATH_MAX], obj[KB_PATH_MAX];
+	if (kbuild_disk(p->config, (enum kbuild_prepare)p->prepare, needs, src, sizeof(src), obj,
+			sizeof(obj)))
+		return -1;
+	if (!p->clean)
+		needs->disk_keep = 1;
+	return 0;
+}
+
+/* CPU seconds (one native core) the goals cost, for the deadline. */
+static double estimate_cpu_s(const struct kbuild_params *p)
+{
+	char buf[OPT_STR_MAX], *save = NULL;
+	double s = p->prepare == KB_PREP_HOST ? 0 : EST_PREPARE_S;
+	snprintf(buf, sizeof(buf), "%s", p->target);
+	for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (!strcmp(t, "vmlinux"))
+			s += strcmp(p->config, "defconfig") && p->config[0] != '/' ?
+				EST_TINY_VMLINUX_S : EST_VMLINUX_S;
+		else
+			s += t[strlen(t) - 1] == '/' ? EST_DIR_S : EST_OBJ_S;
+	}
+	return s;
+}
+
+static void make_argv(const struct kbuild_params *p, const char *src, const char *obj,
+		      struct strvec *argv)
+{
+	strvec_push(argv, MAKE_PATH);
+	strvec_push(argv, "-C");
+	strvec_push(argv, src);
+	strvec_pushf(argv, "O=%s", obj);
+	strvec_pushf(argv, "-j%d", p->jobs);
+}
+
+/* The environment of make in the guest (and natively): nothing of the
+ * caller's, so both sides build alike. */
+void kbuild_env(struct strvec *env)
+{
+	strvec_push(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	strvec_push(env, "HOME=/tmp");
+	strvec_push(env, "TMPDIR=/tmp");
+	strvec_push(env, "LC_ALL=C");
+	strvec_push(env, "TERM=dumb");
+	strvec_push(env, "KBUILD_BUILD_TIMESTAMP=kbench");
+	strvec_push(env, "KBUILD_BUILD_USER=kbench");
+	strvec_push(env, "KBUILD_BUILD_HOST=kbench");
+}
+
+/* The timed command: make -C SRC O=OBJ -jN [config goal] goals. */
+int kbuild_make_argv(const void *params, const char *src, const char *obj, struct strvec *argv)
+{
+	const struct kbuild_params *p = params;
+	char buf[OPT_STR_MAX], *save = NULL;
+	make_argv(p, src, obj, argv);
+	if (p->prepare == KB_PREP_TIMED)
+		strvec_push(argv, config_goal(p->config));
+	snprintf(buf, sizeof(buf), "%s", p->target);
+	for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+		strvec_push(argv, t);
+	return 0;
+}
+
+/* Paths of the tree and objects, as kbuild_disk names them, without
+ * making anything (command() must be cheap: it runs per iteration). */
+static int disk_paths(const struct kbuild_params *p, char *src, size_t sl, char *obj, size_t ol)
+{
+	struct image_needs n = IMAGE_NEEDS_INIT;
+	/* a cache hit costs a hash of the inputs and a stat */
+	int r = kbuild_disk(p->config, (enum kbuild_prepare)p->prepare, &n, src, sl, obj, ol);
+	strvec_clear(&n.programs);
+	strvec_clear(&n.files);
+	return r;
+}
+
+static int kbuild_command(const void *params, struct guest_cmd *cmd)
+{
+	const struct kbuild_params *p = params;
+	char src[KB_PATH_MAX], obj[KB_PATH_MAX];
+	double cpu = estimate_cpu_s(p);
+
+	if (disk_paths(p, src, sizeof(src), obj, sizeof(obj)))
+		return -1;
+	kbuild_make_argv(p, src, obj, &cmd->argv);
+	if (p->prepare == KB_PREP_GUEST) {
+		make_argv(p, src, obj, &cmd->pre_argv);
+		strvec_push(&cmd->pre_argv, config_goal(p->config));
+		strvec_push(&cmd->pre_argv, "prepare");
+		cmd->pre_timeout_s = 120 + EST_PREPARE_S * 8;
+	}
+	kbuild_env(&cmd->env);
+	cmd->in_root = 1;
+	cmd->report_times = 1;
+	/* 8x the native CPU time spread over the jobs, plus start-up; the
+	 * harness scales this again for TCG */
+	cmd->timeout_s = (int)(120 + cpu * 8 / p->jobs);
+	return 0;
+}
+
+/* kbuild's quiet step lines: two spaces, an upper-case command word
+ * ("  CC      kernel/fork.o", "  LD [M]  ..."). */
+static int is_step(const struct line *ln, const char *word)
+{
+	size_t wl = strlen(word);
+	return ln->len > 2 + wl && ln->s[0] == ' ' && ln->s[1] == ' ' &&
+	       !memcmp(ln->s + 2, word, wl) && (ln->s[2 + wl] == ' ' || ln->s[2 + wl] == '\t');
+}
+
+/*
+ * make's stdout: kbuild step lines, make's "Entering directory" lines,
+ * kconfig chatter. The times come from the agent; the parser checks that
+ * a build really happened (no "fast success": with clean=yes something
+ * must have been compiled) and counts the steps. make's errors go to
+ * stderr and fail the workload through make's exit status.
+ */
+static int kbuild_parse(const void *params, const char *out, size_t len, struct metric_set *ms,
+			struct parse_error *err)
+{
+	const struct kbuild_params *p = params;
+	struct line_iter it;
+	struct line ln;
+	uint64_t cc = 0, as = 0, ld = 0, other = 0;
+	int r;
+	line_iter_init(&it, out, len);
+	while ((r = line_next(&it, &ln, err)) > 0) {
+		if (is_step(&ln, "CC"))
+			cc++;
+		else if (is_step(&ln, "AS"))
+			as++;
+		else if (is_step(&ln, "LD") || is_step(&ln, "AR"))
+			ld++;
+		else if (ln.len > 3 && ln.s[0] == ' ' && ln.s[1] == ' ' && ln.s[2] >= 'A' &&
+			 ln.s[2] <= 'Z')
+			other++;
+	}
+	if (r < 0)
+		return -1;
+	if (p->clean && cc + as == 0)
+		return parse_fail(err, line_iter_next_no(&it),
+				  "make compiled nothing although the build started clean: "
+				  "the goals '%s' do not name anything to build", p->target);
+	if (!ms->extra)
+		ms->extra = json_object_new_object();
+	json_object_object_add(ms->extra, "compiled", json_object_new_int64((int64_t)cc));
+	json_object_object_add(ms->extra, "assembled", json_object_new_int64((int64_t)as));
+	json_object_object_add(ms->extra, "linked", json_object_new_int64((int64_t)ld));
+	json_object_object_add(ms->extra, "other_steps", json_object_new_int64((int64_t)other));
+	return 0;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static int run_argv(const char *const *argv, const char *log)
+{
+	struct strvec v = STRVEC_INIT;
+	int r;
+	for (int i = 0; argv[i]; i++)
+		strvec_push(&v, argv[i]);
+	r = run_logged(&v, log, 3600);
+	strvec_clear(&v);
+	return r;
+}
+
+/*
+ * The same build natively on the host, for the emulation-cost ratio: the
+ * prepared tree of the disk, the same make command and environment, the
+ * same paths (kbuild's object directory holds absolute ones). The pristine
+ * object directory is set aside during each build and put back after it
+ * (under the disk's lock; an interrupted run is repaired by the next use).
+ */
+int kbuild_native(const void *params, int iterations, json_object *runs)
+{
+	const struct kbuild_params *p = params;
+	struct image_needs n = IMAGE_NEEDS_INIT;
+	char src[KB_PATH_MAX], obj[KB_PATH_MAX], saved[KB_PATH_MAX], log[KB_PATH_MAX];
+	char errlog[KB_PATH_MAX + 8];
+	int lock = -1, ret = -1;
+
+	if (p->prepare != KB_PREP_HOST) {
+		error("kbuild-native needs prepare = host (the prepared tree is what both sides build)");
+		return -1;
+	}
+	if (disk_locked(p->config, KB_PREP_HOST, &n, src, sizeof(src), obj, sizeof(obj), &lock))
+		goto out;
+	snprintf(saved, sizeof(saved), "%s.pristine", obj);
+	for (int i = 1; i <= iterations && !kb_interrupted; i++) {
+		const char *cp[] = { "cp", "-a", obj, saved, NULL };
+		struct strvec argv = STRVEC_INIT;
+		struct strbuf outb = STRBUF_INIT;
+		struct rusage r0, r1;
+		struct child c = CHILD_INIT;
+		struct metric_set ms = METRIC_SET_INIT;
+		struct parse_error perr = { 0, "" };
+		json_object *it;
+		double t0, wall;
+		int st;
+
+		snprintf(log, sizeof(log), "%s/../native-%d.log", src, i);
+		snprintf(errlog, sizeof(errlog), "%s.err", log);
+		unlink(log);
+		unlink(errlog);
+		if (run_argv(cp, log)) {
+			error("cannot copy '%s' aside; see %s", obj, log);
+			goto out;
+		}
+		strvec_push(&c.argv, "env");
+		strvec_push(&c.argv, "-i");
+		kbuild_env(&c.argv);
+		kbuild_make_argv(p, src, obj, &argv);
+		strvec_push(&c.argv, "make"); /* /usr/bin/make through env's PATH */
+		for (size_t k = 1; k < argv.n; k++)
+			strvec_push(&c.argv, argv.v[k]);
+		strvec_clear(&argv);
+		c.stdout_path = log;
+		c.stderr_path = errlog;
+		c.append = 1;
+		c.timeout_s = 120 + estimate_cpu_s(p) * 8 / p->jobs;
+		getrusage(RUSAGE_CHILDREN, &r0);
+		t0 = now_mono();
+		st = child_run(&c);
+		wall = now_mono() - t0;
+		getrusage(RUSAGE_CHILDREN, &r1);
+		child_release(&c);
+		if (rm_rf(obj) || rename(saved, obj)) {
+			error("cannot put the pristine '%s' back: %s", obj, strerror(errno));
+			goto out;
+		}
+		if (st) {
+			error("native make failed (status %d); log %s", st, log);
+			goto out;
+		}
+		if (read_file(log, &outb, WL_OUTPUT_MAX) ||
+		    kbuild_parse(p, outb.buf ? outb.buf : "", outb.len, &ms, &perr)) {
+			error("%s:%d: %s", log, perr.line, perr.msg);
+			sb_release(&outb);
+			metric_set_release(&ms);
+			goto out;
+		}
+		it = json_object_new_object();
+		json_object_object_add(it, "elapsed", json_object_new_double(wall));
+		json_object_object_add(it, "user", json_object_new_double(
+			tv_s(r1.ru_utime) - tv_s(r0.ru_utime)));
+		json_object_object_add(it, "sys", json_object_new_double(
+			tv_s(r1.ru_stime) - tv_s(r0.ru_stime)));
+		json_object_object_add(it, "compiled", json_object_get(
+			json_object_object_get(ms.extra, "compiled")));
+		json_object_array_add(runs, it);
+		info("kbench: native kbuild %d/%d: %.2f s elapsed, %.2f s user, %.2f s sys", i,
+		     iterations, wall, tv_s(r1.ru_utime) - tv_s(r0.ru_utime),
+		     tv_s(r1.ru_stime) - tv_s(r0.ru_stime));
+		sb_release(&outb);
+		metric_set_release(&ms);
+	}
+	ret = kb_interrupted ? -1 : 0;
+out:
+	strvec_clear(&n.programs);
+	strvec_clear(&n.files);
+	if (lock >= 0)
+		close(lock);
+	return ret;
+}
+
+const struct workload_ops kbuild_ops = {
+	.name = "kbuild",
+	.description = "kernel compile in the guest: make -jN on linux-source-6.12 with the host's "
+		       "gcc (kernbench, rteval kcompile)",
+	.opts = kbuild_opts,
+	.params_size = sizeof(struct kbuild_params),
+	.defaults = kbuild_defaults,
+	.check = kbuild_check,
+	.prepare = kbuild_prepare,
+	.command = kbuild_command,
+	.parse = kbuild_parse,
+};
