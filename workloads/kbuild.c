@@ -141,9 +141,12 @@ static int kbuild_check(const void *params, char *err, size_t errlen)
 				 "absolute path to a .config, got '%s'", p->config);
 			return -1;
 		}
-		if (stat(p->config, &st) || !S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "'config' file '%s': %s", p->config,
-				 errno ? strerror(errno) : "not a regular file");
+		if (stat(p->config, &st)) {
+			snprintf(err, errlen, "'config' file '%s': %s", p->config, strerror(errno));
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "'config' file '%s' is not a regular file", p->config);
 			return -1;
 		}
 	}
