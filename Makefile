@@ -7,6 +7,7 @@
 #   make overhead   boot time and harness overhead, smoke suite, 3 runs
 #   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
 #   make kernel-check  lockdep + locktorture on the patched RT kernel
+#   make kbuild-bench  kernel compile in the guest vs natively (emulation cost)
 
 CC      ?= gcc
 O       ?= build
@@ -85,6 +86,10 @@ kernel-check: deps all
 kernel-bench: deps all
 	sh tests/check/kernel-bench.sh
 
+# A kernel compile in the guest against the same build natively (ratio).
+kbuild-bench: deps all
+	sh tests/check/kbuild-bench.sh
+
 unit: $(TESTS) $(SAN_TESTS)
 
 test: deps all unit
@@ -94,7 +99,7 @@ test: deps all unit
 clean:
 	rm -rf $(O) kbench
 
-.PHONY: all deps bench overhead kernel kernel-check kernel-bench unit test clean
+.PHONY: all deps bench overhead kernel kernel-check kernel-bench kbuild-bench unit test clean
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
