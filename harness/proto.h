@@ -8,7 +8,8 @@
  *
  * host -> guest  {"op":"hello"}
  *                {"op":"exec","id":N,"argv":[..],"bg_argv":[..],"cwd":"..",
- *                 "root":"/kbroot" (chroot), "env":["K=V",..] (replaces the
+ *                 "root":"/kbroot" (chroot), "bg_root": the same for bg_argv,
+ *                 "env":["K=V",..] (replaces the
  *                 environment), "timeout_s":N,"max_output":N}
  *                {"op":"mount","id":N,"dev":"/dev/vda"|"serial":"kbuild",
  *                 "dir":"/scratch","fstype":"ext4","options":"..","readonly":B}

@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "results.h"
 #include "proto.h"
+#include "trouble.h"
 #include "spawn.h"
 
 #include <errno.h>
@@ -330,6 +331,8 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 		json_object_object_add(req, "cwd", json_object_new_string(cmd.cwd));
 	if (cmd.in_root)
 		json_object_object_add(req, "root", json_object_new_string(KB_HOSTROOT));
+	if (cmd.bg_in_root)
+		json_object_object_add(req, "bg_root", json_object_new_string(KB_HOSTROOT));
 	if (cmd.env.n)
 		json_object_object_add(req, "env", strvec_json(&cmd.env));
 	json_object_object_add(req, "timeout_s", json_object_new_double(timeout));
@@ -535,10 +538,50 @@ static int kbuild_overlay(const struct image_needs *needs, const char *overlay)
 	return r ? -1 : 0;
 }
 
-/* One iteration: boot, run every workload, save logs, power off. */
+static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
+			       const struct image_needs *needs, int index, int warmup,
+			       const char *rundir, json_object *ij);
+
+/* One iteration, then its console (or kernel log) scanned for kernel
+ * trouble: a panic, oops, BUG, WARNING, lockdep report, hung task, RCU
+ * stall or lockup fails the iteration with the excerpt, even when every
+ * workload finished (their results stay in results.json). */
 static int run_iteration(const struct suite *s, struct boot_params *bp,
 			 const struct image_needs *needs, int index, int warmup,
 			 const char *rundir, json_object *ij)
+{
+	int r = run_iteration_inner(s, bp, needs, index, warmup, rundir, ij);
+	char path[KB_PATH_MAX], kinds[200], msg[1200];
+	json_object *t, *first;
+	const char *ex, *prev;
+	snprintf(path, sizeof(path), "%s/console/iter-%d.log", rundir, index);
+	t = trouble_scan_file(path);
+	if (!t) {
+		snprintf(path, sizeof(path), "%s/raw/iter-%d/dmesg.txt", rundir, index);
+		t = trouble_scan_file(path);
+	}
+	if (!t)
+		return r;
+	trouble_kinds(t, kinds, sizeof(kinds));
+	first = json_object_array_get_idx(t, 0);
+	ex = json_object_get_string(json_object_object_get(first, "excerpt"));
+	prev = json_object_get_string(json_object_object_get(ij, "error"));
+	snprintf(msg, sizeof(msg), "%s%skernel trouble on the console: %s (first at line %d of %s)",
+		 r && prev ? prev : "", r && prev ? "; " : "", kinds,
+		 json_object_get_int(json_object_object_get(first, "line")), path);
+	json_object_object_add(ij, "kernel_trouble", t);
+	json_object_object_add(ij, "status", json_object_new_string("failed"));
+	json_object_object_add(ij, "error", json_object_new_string(msg));
+	json_object_object_add(ij, "console_tail", json_object_new_string(ex));
+	warning("iteration %d: %s", index, msg);
+	fprintf(stderr, "--- %s ---\n%s--- end ---\n", kinds, ex);
+	return -1;
+}
+
+/* One iteration: boot, run every workload, save logs, power off. */
+static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
+			       const struct image_needs *needs, int index, int warmup,
+			       const char *rundir, json_object *ij)
 {
 	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64], err[600];
 	struct guest g;

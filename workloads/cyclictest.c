@@ -28,7 +28,7 @@ _Static_assert(7ull * CT_MAX_CELLS + 7ull * CT_MAX_BUCKETS + 12ull * CT_MAX_CELL
 #define CT_MAX_LAT 1e12
 
 enum ct_policy { CT_FIFO, CT_RR };
-enum ct_load { CT_LOAD_NONE, CT_LOAD_HACKBENCH };
+enum ct_load { CT_LOAD_NONE, CT_LOAD_HACKBENCH, CT_LOAD_KBUILD };
 
 struct cyclictest_params {
 	int threads;
@@ -41,10 +41,11 @@ struct cyclictest_params {
 	int load;      /* enum ct_load */
 	int load_groups;
 	int load_loops;
+	char load_target[OPT_STR_MAX];
 };
 
 static const char *const policies[] = { "fifo", "rr", NULL };
-static const char *const loads[] = { "none", "hackbench", NULL };
+static const char *const loads[] = { "none", "hackbench", "kbuild", NULL };
 
 #define P(f) offsetof(struct cyclictest_params, f)
 static const struct opt_def cyclictest_opts[] = {
@@ -68,6 +69,8 @@ static const struct opt_def cyclictest_opts[] = {
 	  "hackbench groups of the background load" },
 	{ "load_loops", OPT_INT, P(load_loops), 1, 1000000, NULL,
 	  "hackbench loops of one background load run" },
+	{ "load_target", OPT_STRING, P(load_target), 0, 0, NULL,
+	  "kbuild load: what make builds (defconfig, one job per vCPU), over and over" },
 	OPT_END
 };
 #undef P
@@ -86,6 +89,7 @@ static void cyclictest_defaults(void *params, int vcpus)
 	p->load = CT_LOAD_NONE;
 	p->load_groups = 2;
 	p->load_loops = 100;
+	snprintf(p->load_target, sizeof(p->load_target), "kernel/");
 }
 
 /* The histogram must stay within CT_MAX_CELLS. */
@@ -97,6 +101,18 @@ static int cyclictest_check(const void *params, char *err, size_t errlen)
 			 CT_MAX_CELLS, p->threads, p->histogram);
 		return -1;
 	}
+	if (p->load == CT_LOAD_KBUILD) {
+		char e[200];
+		if (kbuild_targets_check(p->load_target, e, sizeof(e))) {
+			snprintf(err, errlen, "'load_%s", e + 1); /* "'target' ..." -> "'load_target' ..." */
+			return -1;
+		}
+		if (strstr(p->load_target, "vmlinux")) {
+			snprintf(err, errlen, "'load_target' must list directories or objects "
+				 "(vmlinux would link, not compile, after the first round)");
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -107,6 +123,10 @@ static int cyclictest_prepare(const void *params, struct image_needs *needs)
 	strvec_push(&needs->programs, CYCLICTEST_PATH);
 	if (p->load == CT_LOAD_HACKBENCH)
 		strvec_push(&needs->programs, HACKBENCH_PATH);
+	if (p->load == CT_LOAD_KBUILD) {
+		char src[4096], obj[4096];
+		return kbuild_disk("defconfig", KB_PREP_HOST, needs, src, sizeof(src), obj, sizeof(obj));
+	}
 	return 0;
 }
 
@@ -140,6 +160,26 @@ static int cyclictest_command(const void *params, struct guest_cmd *cmd)
 		strvec_pushf(&cmd->bg_argv, "%d", p->load_groups);
 		strvec_push(&cmd->bg_argv, "-l");
 		strvec_pushf(&cmd->bg_argv, "%d", p->load_loops);
+	}
+	if (p->load == CT_LOAD_KBUILD) {
+		/* rteval's kcompile: compile, delete the objects, and again (the
+		 * agent restarts the load until cyclictest ends); in the chroot
+		 * of the host's toolchain, on the kbuild disk */
+		struct image_needs n = IMAGE_NEEDS_INIT;
+		struct strbuf sh = STRBUF_INIT;
+		char src[4096], obj[4096];
+		long jobs = p->threads;
+		if (kbuild_disk("defconfig", KB_PREP_HOST, &n, src, sizeof(src), obj, sizeof(obj)))
+			return -1;
+		/* the targets passed kbuild_targets_check: [A-Za-z0-9_./-] only */
+		sb_addf(&sh, "make -C %s O=%s -j%ld %s >/dev/null 2>&1; cd %s && find %s -name '*.o' "
+			"-delete 2>/dev/null; exit 0", src, obj, jobs, p->load_target, obj, p->load_target);
+		strvec_push(&cmd->bg_argv, "/bin/sh");
+		strvec_push(&cmd->bg_argv, "-c");
+		strvec_push(&cmd->bg_argv, sh.buf);
+		sb_release(&sh);
+		kbuild_env(&cmd->env);
+		cmd->bg_in_root = 1;
 	}
 	cmd->timeout_s = p->duration + 60;
 	return 0;

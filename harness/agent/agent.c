@@ -362,7 +362,7 @@ static void do_exec(int id, json_object *req)
 {
 	json_object *o, *r;
 	char **argv, **bg = NULL, **env = NULL;
-	const char *cwd = NULL, *root = NULL;
+	const char *cwd = NULL, *root = NULL, *bg_root = NULL;
 	double timeout = 600, start, end;
 	size_t max_out = KB_PROTO_MAX_OUTPUT;
 	pid_t pid, bgpid = 0;
@@ -381,6 +381,8 @@ static void do_exec(int id, json_object *req)
 		cwd = json_object_get_string(o);
 	if (json_object_object_get_ex(req, "root", &o))
 		root = json_object_get_string(o);
+	if (json_object_object_get_ex(req, "bg_root", &o))
+		bg_root = json_object_get_string(o);
 	if (json_object_object_get_ex(req, "env", &o) && json_object_array_length(o) > 0)
 		env = json_argv(o);
 	if (json_object_object_get_ex(req, "timeout_s", &o))
@@ -390,7 +392,7 @@ static void do_exec(int id, json_object *req)
 
 	memset(&ru, 0, sizeof(ru));
 	if (bg) {
-		bgpid = spawn(bg, root, env, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+		bgpid = spawn(bg, bg_root, env, bg_root ? NULL : cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
 		bg_runs = 1;
 	}
 	start = mono();
@@ -411,7 +413,7 @@ static void do_exec(int id, json_object *req)
 		}
 		if (bgpid > 0 && waitpid(bgpid, NULL, WNOHANG) == bgpid) {
 			/* background load ended: restart it until the main one ends */
-			bgpid = spawn(bg, root, env, cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+			bgpid = spawn(bg, bg_root, env, bg_root ? NULL : cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
 			bg_runs++;
 		}
 		/* PID 1 reaps orphans, but never our own two children */

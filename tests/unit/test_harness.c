@@ -9,6 +9,7 @@
 
 #include "../../harness/apt.h"
 #include "../../harness/run.h"
+#include "../../harness/trouble.h"
 #include "../../harness/util.h"
 
 static char *fixture(const char *rel)
@@ -97,12 +98,79 @@ static void test_apt_show_source(void **state)
 	free(text);
 }
 
+static const char *finding(json_object *t, size_t i, const char *key)
+{
+	return json_object_get_string(json_object_object_get(json_object_array_get_idx(t, i), key));
+}
+
+/* Kernel trouble on a console: a lockdep report then an RCU stall; a
+ * WARNING opened by "cut here", then a panic, then binary junk; a clean
+ * boot has none; and hostile input (no newline, NULs, huge) is survived. */
+static void test_trouble(void **state)
+{
+	char path[512], kinds[200];
+	json_object *t;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/console/lockdep.log", KB_SRCDIR);
+	t = trouble_scan_file(path);
+	assert_non_null(t);
+	assert_int_equal(json_object_array_length(t), 2);
+	assert_string_equal(finding(t, 0, "kind"), "lockdep");
+	assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(t, 0), "line")), 6);
+	assert_non_null(strstr(finding(t, 0, "excerpt"), "is trying to acquire lock"));
+	assert_string_equal(finding(t, 1, "kind"), "rcu-stall");
+	trouble_kinds(t, kinds, sizeof(kinds));
+	assert_string_equal(kinds, "lockdep, rcu-stall");
+	json_object_put(t);
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/console/panic.log", KB_SRCDIR);
+	t = trouble_scan_file(path);
+	assert_non_null(t);
+	assert_int_equal(json_object_array_length(t), 2);
+	assert_string_equal(finding(t, 0, "kind"), "warning");
+	assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(t, 0), "line")), 2);
+	assert_string_equal(finding(t, 1, "kind"), "panic");
+	/* the excerpt is printable: the junk's control bytes became '?' */
+	for (const char *c = finding(t, 1, "excerpt"); *c; c++)
+		assert_true(*c == '\n' || (unsigned char)*c >= 0x20);
+	json_object_put(t);
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/console/clean.log", KB_SRCDIR);
+	assert_null(trouble_scan_file(path));
+	assert_null(trouble_scan_file("/nonexistent/console.log"));
+	assert_null(trouble_scan("", 0));
+	{
+		static const char nul[] = "ok\0BUG: unable to handle page fault\0";
+		t = trouble_scan(nul, sizeof(nul) - 1);
+		assert_non_null(t);
+		assert_string_equal(finding(t, 0, "kind"), "bug");
+		json_object_put(t);
+	}
+	{
+		/* a flood of reports: bounded */
+		struct strbuf sb = STRBUF_INIT;
+		for (int i = 0; i < 1000; i++)
+			sb_addf(&sb, "[ %d.0] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x0", i); /* no newline */
+		t = trouble_scan(sb.buf, sb.len);
+		assert_int_equal(json_object_array_length(t), 1);
+		json_object_put(t);
+		sb_reset(&sb);
+		for (int i = 0; i < 1000; i++)
+			sb_addf(&sb, "[ %d.0] BUG: soft lockup - CPU#0 stuck for 22s!\n", i);
+		t = trouble_scan(sb.buf, sb.len);
+		assert_int_equal(json_object_array_length(t), TROUBLE_MAX);
+		assert_string_equal(finding(t, 0, "kind"), "soft-lockup");
+		json_object_put(t);
+		sb_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show_meta),
-		cmocka_unit_test(test_apt_show_source),
+		cmocka_unit_test(test_apt_show_source),   cmocka_unit_test(test_trouble),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -425,7 +425,8 @@ static void test_defaults(void **state)
 		assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 				    "{\"threads\":2,\"priority\":95,\"interval\":1000,\"duration\":10,"
 				    "\"histogram\":10000,\"policy\":\"fifo\",\"mlockall\":true,"
-				    "\"load\":\"none\",\"load_groups\":2,\"load_loops\":100}");
+				    "\"load\":\"none\",\"load_groups\":2,\"load_loops\":100,"
+				    "\"load_target\":\"kernel\\/\"}");
 		json_object_put(o);
 	}
 	free(p);
@@ -833,6 +834,8 @@ static void test_kbuild(void **state)
 	check_rejects(&kbuild_ops, KV("config=my.config"), "absolute path");
 	check_rejects(&kbuild_ops, KV("config=/nonexistent/kbench.config"), "No such file");
 	check_rejects(&kbuild_ops, KV("target=kernel/locking"), "ending in '/'");
+	check_rejects(&cyclictest_ops, KV("load=kbuild", "load_target=../x/"), "'load_target' goal");
+	check_rejects(&cyclictest_ops, KV("load=kbuild", "load_target=vmlinux"), "directories or objects");
 }
 
 /* ---- percentiles ------------------------------------------------------ */

@@ -1,0 +1,25 @@
+/* trouble.h - kernel trouble in a guest's console log: panics, oopses,
+ * BUGs, WARNINGs, lockdep reports, scheduling while atomic, hung tasks,
+ * RCU stalls and lockups. */
+#ifndef KBENCH_TROUBLE_H
+#define KBENCH_TROUBLE_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+/* Findings kept per log, and lines of excerpt per finding. */
+#define TROUBLE_MAX 16
+#define TROUBLE_EXCERPT_LINES 12
+
+/*
+ * Scan a console log (untrusted guest bytes: any content, any length) for
+ * kernel trouble. Returns a JSON array of {"kind","line","excerpt"}
+ * (first TROUBLE_MAX findings, in order), or NULL when there is none.
+ */
+json_object *trouble_scan(const char *buf, size_t len);
+/* The same for a file; NULL when there is none or the file is unreadable. */
+json_object *trouble_scan_file(const char *path);
+/* "lockdep, warning" for messages: the distinct kinds of FINDINGS. */
+void trouble_kinds(json_object *findings, char *out, size_t outlen);
+
+#endif
