@@ -31,6 +31,8 @@ static void usage(FILE *f)
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
 		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
 		"              --cmdline ARGS (added to the variant's kernel command line)\n"
+		"              --resume RUN-ID|DIR: finish an interrupted run (its missing and\n"
+		"              interrupted iterations; same variant, suite and settings)\n"
 		"  overhead  boot time and harness overhead over several runs\n"
 		"              --kernel VARIANT  --suite SUITE (smoke)  --runs N (3)\n"
 		"  kernels   list kernel variants and whether they are cached\n"
@@ -81,7 +83,7 @@ static int parse_accel(const char *s, enum accel *a)
 }
 
 enum { O_KERNEL = 1000, O_SUITE, O_ITER, O_VCPUS, O_MEM, O_ACCEL, O_REPORTS, O_RUNID, O_RUNS,
-       O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP };
+       O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP, O_RESUME };
 
 static const struct option run_longopts[] = {
 	{ "kernel", required_argument, NULL, O_KERNEL },
@@ -95,6 +97,7 @@ static const struct option run_longopts[] = {
 	{ "runs", required_argument, NULL, O_RUNS },
 	{ "boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT },
 	{ "cmdline", required_argument, NULL, O_CMDLINE },
+	{ "resume", required_argument, NULL, O_RESUME },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,6 +111,10 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 		switch (c) {
 		case O_KERNEL:
 			o->kernel = optarg;
+			o->kernel_given = 1;
+			break;
+		case O_RESUME:
+			o->resume = optarg;
 			break;
 		case O_SUITE:
 			o->suite = optarg;

@@ -283,3 +283,19 @@ int kernel_get(const struct variant *v, int refresh, struct kernel_image *k)
 	close(lock);
 	return ret;
 }
+
+int kernel_image_check(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return error("kernel image '%s': %s", path, strerror(errno));
+	n = pread(fd, magic, sizeof(magic), 0x202);
+	close(fd);
+	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4))
+		return error("'%s' is not a bootable x86 kernel image (no bzImage header): a corrupt "
+			     "cache entry? Fetch or build it again (kbench fetch --refresh VARIANT, or "
+			     "remove it from the cache)", path);
+	return 0;
+}

@@ -22,4 +22,9 @@ int kernel_get(const struct variant *v, int refresh, struct kernel_image *k);
 /* Cache-only look-up: 0 if cached (K filled), 1 if not, -1 on error. */
 int kernel_cached(const struct variant *v, struct kernel_image *k);
 
+/* Is PATH an x86 boot image (the "HdrS" boot protocol magic at 0x202)?
+ * 0, or -1 with an error naming the file: a corrupt cache entry or a
+ * wrong file must not reach QEMU, which would sit at a blank console. */
+int kernel_image_check(const char *path);
+
 #endif

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -654,6 +655,23 @@ static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
 			return -1;
 		}
 	}
+	{
+		/* fault injection for the tests (docs/reliability.md): lines of
+		 * this file go into the guest's kernel log as warnings, so the
+		 * console carries e.g. a lockdep report as the kernel prints it */
+		const char *kmsg = getenv("KBENCH_TEST_KMSG");
+		struct strbuf sb = STRBUF_INIT;
+		if (kmsg && *kmsg && read_file(kmsg, &sb, 1u << 20) == 0 && sb.buf) {
+			char *save = NULL;
+			for (char *l = strtok_r(sb.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+				char rec[1100];
+				snprintf(rec, sizeof(rec), "<4>%.1000s", l);
+				if (agent_write(&g, "/dev/kmsg", rec))
+					warning("KBENCH_TEST_KMSG: cannot write to the guest's /dev/kmsg");
+			}
+		}
+		sb_release(&sb);
+	}
 	save_dmesg(&g, rawdir, relraw, ij);
 	if (guest_shutdown(&g, 30))
 		warning("the guest did not power off within 30 s and was killed");
@@ -698,6 +716,100 @@ int check_tools(void)
 	return bad;
 }
 
+/* Room to work: the cache holds scratch disks, copy-on-write layers and
+ * initramfs images; the reports directory results and logs. Checked
+ * before anything boots, so a full disk is a clear message, not a run
+ * that dies half-way. */
+static int check_space(const char *runs)
+{
+	static const struct {
+		int cache;
+		long long mib;
+		const char *what;
+	} need[] = { { 1, 1024, "scratch disks and images" }, { 0, 64, "results and logs" } };
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		char dir[KB_PATH_MAX];
+		struct statvfs sv;
+		snprintf(dir, sizeof(dir), "%s", need[i].cache ? cache_root() : runs);
+		if (mkdir_p(dir, 0755)) {
+			bad = -1;
+			continue;
+		}
+		if (access(dir, W_OK)) {
+			bad = error("'%s' is not writable (%s): kbench needs it for %s%s", dir,
+				    strerror(errno), need[i].what,
+				    need[i].cache ? "; set KBENCH_CACHE to a writable directory" : "");
+			continue;
+		}
+		if (statvfs(dir, &sv) == 0 &&
+		    (long long)sv.f_bavail * (long long)sv.f_frsize < (need[i].mib << 20))
+			bad = error("only %lld MiB free on the file system of '%s': kbench needs at "
+				    "least %lld MiB there for %s", (long long)sv.f_bavail *
+				    (long long)sv.f_frsize >> 20, dir, need[i].mib, need[i].what);
+	}
+	return bad;
+}
+
+/* Is iteration INDEX of ITS done (ok, or failed for a reason other than
+ * an interruption)? Returns its array position, or -1 when it must run. */
+static int iteration_done(json_object *its, int index, int *pos)
+{
+	*pos = -1;
+	for (size_t i = 0; i < json_object_array_length(its); i++) {
+		json_object *it = json_object_array_get_idx(its, i);
+		const char *st;
+		if (json_object_get_int(json_object_object_get(it, "index")) != index)
+			continue;
+		*pos = (int)i;
+		st = json_object_get_string(json_object_object_get(it, "status"));
+		return st && !json_object_get_boolean(json_object_object_get(it, "interrupted"));
+	}
+	return 0;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	json_object *const *x = a, *const *y = b;
+	return json_object_get_int(json_object_object_get(*x, "index")) -
+	       json_object_get_int(json_object_object_get(*y, "index"));
+}
+
+/* The run directory of --resume ID (an id under RUNS, or a path). */
+static void resume_dir(const char *id, const char *runs, char *out, size_t n)
+{
+	if (strchr(id, '/'))
+		snprintf(out, n, "%s", id);
+	else
+		snprintf(out, n, "%s/%s", runs, id);
+}
+
+/* A line per finished iteration, appended (the run's index: with the
+ * atomically replaced results.json, a crash loses at most the iteration
+ * in flight). */
+static void index_append(const char *dir, json_object *ij)
+{
+	char path[KB_PATH_MAX];
+	json_object *o = json_object_new_object();
+	const char *line;
+	FILE *f;
+	char now[32];
+	snprintf(path, sizeof(path), "%s/index.jsonl", dir);
+	iso8601_now(now, sizeof(now));
+	json_object_object_add(o, "index", json_object_get(json_object_object_get(ij, "index")));
+	json_object_object_add(o, "status", json_object_get(json_object_object_get(ij, "status")));
+	json_object_object_add(o, "finished", json_object_new_string(now));
+	if (json_object_object_get(ij, "error"))
+		json_object_object_add(o, "error", json_object_get(json_object_object_get(ij, "error")));
+	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	f = fopen(path, "a");
+	if (!f || fprintf(f, "%s\n", line) < 0 || fflush(f) || fsync(fileno(f)))
+		warning("cannot append to '%s': %s", path, strerror(errno));
+	if (f)
+		fclose(f);
+	json_object_put(o);
+}
+
 int run_bench(const struct run_opts *o, struct run_result *res)
 {
 	struct variant v;
@@ -707,7 +819,9 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	struct boot_params bp;
 	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX] = "";
 	char kbdisk[KB_PATH_MAX], scratch[KB_PATH_MAX], started[32], finished[32], cmdline[OPT_STR_MAX * 2];
-	json_object *doc = NULL, *its, *jv, *js, *wls;
+	json_object *doc = NULL, *its, *jv, *js, *wls, *old = NULL;
+	int resuming = o->resume != NULL;
+	struct run_opts ro = *o;
 	int vcpus = o->vcpus > 0 ? o->vcpus : host_cores();
 	int mem = o->mem_mb > 0 ? o->mem_mb : 2048;
 	int ret = KB_EXIT_USAGE, iterations, total;
@@ -715,6 +829,42 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	memset(&s, 0, sizeof(s));
+	snprintf(runs, sizeof(runs), "%s/runs", o->reports ? o->reports : "reports");
+	if (!o->reports)
+		snprintf(runs, sizeof(runs), "%s/reports/runs", kb_home());
+	if (o->resume) {
+		/* finish a run: its variant, suite and settings, not new ones */
+		char path[KB_PATH_MAX];
+		json_object *x;
+		resume_dir(o->resume, runs, res->dir, sizeof(res->dir));
+		snprintf(path, sizeof(path), "%s/results.json", res->dir);
+		if (!path_exists(path)) {
+			error("--resume: '%s' has no results.json (not a kbench run directory)", res->dir);
+			return KB_EXIT_USAGE;
+		}
+		if (!(old = results_load(path)))
+			return KB_EXIT_USAGE;
+		x = json_object_object_get(old, "variant");
+		ro.kernel = json_object_get_string(json_object_object_get(x, "name"));
+		if (o->kernel && o->kernel_given && strcmp(o->kernel, ro.kernel)) {
+			error("--resume: the run is of variant '%s', not '%s'", ro.kernel, o->kernel);
+			goto out;
+		}
+		x = json_object_object_get(old, "suite");
+		ro.suite = json_object_get_string(json_object_object_get(x, "path"));
+		ro.iterations = json_object_get_int(json_object_object_get(x, "iterations"));
+		x = json_object_object_get(old, "guest");
+		vcpus = json_object_get_int(json_object_object_get(x, "vcpus"));
+		mem = json_object_get_int(json_object_object_get(x, "mem_mb"));
+		x = json_object_object_get(old, "variant");
+		ro.cmdline = NULL;
+		{
+			/* the extra command line was recorded whole (variant's + user's) */
+			const char *xc = json_object_get_string(json_object_object_get(x, "extra_cmdline"));
+			snprintf(cmdline, sizeof(cmdline), "%s", xc ? xc : "");
+		}
+		o = &ro;
+	}
 	if (variant_load(o->kernel, &v))
 		return KB_EXIT_USAGE;
 	if (suite_load(o->suite, vcpus, &s))
@@ -723,10 +873,10 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		error("guest agent '%s' is missing: run make", agent);
 		goto out;
 	}
-	if (check_tools())
+	if (check_tools() || check_space(runs))
 		goto out;
 	iterations = o->iterations > 0 ? o->iterations : s.iterations;
-	if (kernel_get(&v, 0, &k))
+	if (kernel_get(&v, 0, &k) || kernel_image_check(k.vmlinuz))
 		goto out;
 	/* after the kernel: a kbuild disk's tree comes from the same source cache */
 	for (size_t i = 0; i < s.n; i++)
@@ -743,20 +893,48 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	if (image_build(&k, &needs, agent, initrd, sizeof(initrd)))
 		goto out;
 
-	snprintf(runs, sizeof(runs), "%s/runs", o->reports ? o->reports : "reports");
-	if (!o->reports)
-		snprintf(runs, sizeof(runs), "%s/reports/runs", kb_home());
-	if (mkdir_p(runs, 0755))
-		goto out;
-	make_run_id(o, v.name, s.name, runs, run_id, sizeof(run_id));
-	snprintf(res->dir, sizeof(res->dir), "%s/%s", runs, run_id);
-	snprintf(res->results, sizeof(res->results), "%s/results.json", res->dir);
-	if (path_exists(res->dir)) {
-		error("run directory '%s' already exists", res->dir);
-		goto out;
+	if (old) {
+		/* the same suite settings and the same kernel, or the figures
+		 * of the two halves would not belong together */
+		json_object *ow = json_object_object_get(json_object_object_get(old, "suite"), "workloads");
+		json_object *ov = json_object_object_get(old, "variant");
+		const char *pv = json_object_get_string(json_object_object_get(ov, "package_version"));
+		const char *ch = json_object_get_string(json_object_object_get(ov, "config_hash"));
+		int same = ow && json_object_array_length(ow) == s.n;
+		for (size_t i = 0; same && i < s.n; i++) {
+			json_object *p = opts_to_json(s.w[i].params, s.w[i].ops->opts);
+			json_object *w = json_object_array_get_idx(ow, i);
+			same = !strcmp(json_object_get_string(json_object_object_get(w, "label")), s.w[i].label) &&
+			       json_object_equal(p, json_object_object_get(w, "params"));
+			json_object_put(p);
+		}
+		if (!same) {
+			error("--resume: suite '%s' has changed since the run started (workloads or "
+			      "parameters differ from results.json): start a new run", s.path);
+			goto out;
+		}
+		if (!pv || strcmp(pv, k.version) || ((ch || k.config_hash[0]) &&
+						      (!ch || strcmp(ch, k.config_hash)))) {
+			error("--resume: variant '%s' is now %s%s%s, the run used %s: start a new run",
+			      v.name, k.version, k.config_hash[0] ? " config " : "",
+			      k.config_hash[0] ? k.config_hash : "", pv ? pv : "?");
+			goto out;
+		}
+		snprintf(run_id, sizeof(run_id), "%s",
+			 json_object_get_string(json_object_object_get(old, "run_id")));
+	} else {
+		if (mkdir_p(runs, 0755))
+			goto out;
+		make_run_id(o, v.name, s.name, runs, run_id, sizeof(run_id));
+		snprintf(res->dir, sizeof(res->dir), "%s/%s", runs, run_id);
+		if (path_exists(res->dir)) {
+			error("run directory '%s' already exists", res->dir);
+			goto out;
+		}
+		if (mkdir_p(res->dir, 0755))
+			goto out;
 	}
-	if (mkdir_p(res->dir, 0755))
-		goto out;
+	snprintf(res->results, sizeof(res->results), "%s/results.json", res->dir);
 	{
 		char con[KB_PATH_MAX];
 		snprintf(con, sizeof(con), "%s/console", res->dir);
@@ -768,8 +946,9 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		goto out;
 	snprintf(scratch, sizeof(scratch), "%s/scratch.img", workdir);
 	snprintf(kbdisk, sizeof(kbdisk), "%s/kbuild.qcow2", workdir);
-	snprintf(cmdline, sizeof(cmdline), "%s%s%s", v.cmdline, o->cmdline ? " " : "",
-		 o->cmdline ? o->cmdline : "");
+	if (!old)
+		snprintf(cmdline, sizeof(cmdline), "%s%s%s", v.cmdline, o->cmdline ? " " : "",
+			 o->cmdline ? o->cmdline : "");
 
 	memset(&bp, 0, sizeof(bp));
 	bp.kernel = k.vmlinuz;
@@ -804,64 +983,80 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	/* Under TCG boots take seconds, and much longer on a busy host. */
 	bp.boot_timeout_s = o->boot_timeout_s > 0 ? o->boot_timeout_s : bp.accel == ACCEL_TCG ? 180 : 60;
 
-	iso8601_now(started, sizeof(started));
-	doc = json_object_new_object();
-	json_object_object_add(doc, "schema", json_object_new_string(RESULTS_SCHEMA));
-	json_object_object_add(doc, "schema_version", json_object_new_int(RESULTS_SCHEMA_VERSION));
-	json_object_object_add(doc, "run_id", json_object_new_string(run_id));
-	json_object_object_add(doc, "started", json_object_new_string(started));
-	json_object_object_add(doc, "finished", NULL);
-	json_object_object_add(doc, "status", json_object_new_string("running"));
-	jv = json_object_new_object();
-	json_object_object_add(jv, "version", json_object_new_string(KB_VERSION));
-	json_object_object_add(jv, "commit", json_object_new_string(KB_GIT_COMMIT));
-	json_object_object_add(doc, "kbench", jv);
-	jv = host_info();
-	json_object_object_add(jv, "accel", json_object_new_string(accel_name(bp.accel)));
-	json_object_object_add(jv, "backend", json_object_new_string(qemu_backend.name));
-	json_object_object_add(doc, "host", jv);
-	jv = json_object_new_object();
-	json_object_object_add(jv, "vcpus", json_object_new_int(vcpus));
-	json_object_object_add(jv, "mem_mb", json_object_new_int(mem));
-	json_object_object_add(jv, "scratch_mb", json_object_new_int(SCRATCH_MB));
-	json_object_object_add(doc, "guest", jv);
-	jv = json_object_new_object();
-	json_object_object_add(jv, "name", json_object_new_string(v.name));
-	json_object_object_add(jv, "description", jstr_or_null(v.description));
-	json_object_object_add(jv, "source", json_object_new_string(
-		v.source == VSRC_BUILD ? "build" : "debian-image"));
-	json_object_object_add(jv, "test_only", json_object_new_boolean(v.test_only));
-	json_object_object_add(jv, "package", json_object_new_string(k.package));
-	json_object_object_add(jv, "package_version", json_object_new_string(k.version));
-	json_object_object_add(jv, "metapackage", json_object_new_string(v.package));
-	json_object_object_add(jv, "image_release", json_object_new_string(k.release));
-	json_object_object_add(jv, "config_hash", jstr_or_null(k.config_hash));
-	json_object_object_add(jv, "config_speed", config_speed(k.config));
-	json_object_object_add(jv, "extra_cmdline", json_object_new_string(cmdline));
-	json_object_object_add(jv, "kernel_release", NULL);
-	json_object_object_add(jv, "realtime", NULL);
-	json_object_object_add(jv, "preempt_rt", NULL);
-	json_object_object_add(jv, "cmdline", NULL);
-	json_object_object_add(doc, "variant", jv);
-	js = json_object_new_object();
-	json_object_object_add(js, "name", json_object_new_string(s.name));
-	json_object_object_add(js, "description", json_object_new_string(s.description));
-	json_object_object_add(js, "path", json_object_new_string(s.path));
-	json_object_object_add(js, "iterations", json_object_new_int(iterations));
-	json_object_object_add(js, "warmup", json_object_new_int(s.warmup));
-	wls = json_object_new_array();
-	for (size_t i = 0; i < s.n; i++) {
-		json_object *w = json_object_new_object();
-		json_object_object_add(w, "label", json_object_new_string(s.w[i].label));
-		json_object_object_add(w, "workload", json_object_new_string(s.w[i].ops->name));
-		json_object_object_add(w, "params", opts_to_json(s.w[i].params, s.w[i].ops->opts));
-		json_object_object_add(w, "timeout_s", s.w[i].timeout_s ? json_object_new_int(s.w[i].timeout_s) : NULL);
-		json_object_array_add(wls, w);
-	}
-	json_object_object_add(js, "workloads", wls);
-	json_object_object_add(doc, "suite", js);
-	its = json_object_new_array();
-	json_object_object_add(doc, "iterations", its);
+	if (old) {
+		json_object *rs = json_object_object_get(old, "resumed");
+		char now[32];
+		doc = old;
+		old = NULL;
+		iso8601_now(now, sizeof(now));
+		if (!rs || !json_object_is_type(rs, json_type_array)) {
+			rs = json_object_new_array();
+			json_object_object_add(doc, "resumed", rs);
+		}
+		json_object_array_add(rs, json_object_new_string(now));
+		json_object_object_add(doc, "status", json_object_new_string("running"));
+		json_object_object_add(doc, "finished", NULL);
+		its = json_object_object_get(doc, "iterations");
+	} else {
+		iso8601_now(started, sizeof(started));
+		doc = json_object_new_object();
+		json_object_object_add(doc, "schema", json_object_new_string(RESULTS_SCHEMA));
+		json_object_object_add(doc, "schema_version", json_object_new_int(RESULTS_SCHEMA_VERSION));
+		json_object_object_add(doc, "run_id", json_object_new_string(run_id));
+		json_object_object_add(doc, "started", json_object_new_string(started));
+		json_object_object_add(doc, "finished", NULL);
+		json_object_object_add(doc, "status", json_object_new_string("running"));
+		jv = json_object_new_object();
+		json_object_object_add(jv, "version", json_object_new_string(KB_VERSION));
+		json_object_object_add(jv, "commit", json_object_new_string(KB_GIT_COMMIT));
+		json_object_object_add(doc, "kbench", jv);
+		jv = host_info();
+		json_object_object_add(jv, "accel", json_object_new_string(accel_name(bp.accel)));
+		json_object_object_add(jv, "backend", json_object_new_string(qemu_backend.name));
+		json_object_object_add(doc, "host", jv);
+		jv = json_object_new_object();
+		json_object_object_add(jv, "vcpus", json_object_new_int(vcpus));
+		json_object_object_add(jv, "mem_mb", json_object_new_int(mem));
+		json_object_object_add(jv, "scratch_mb", json_object_new_int(SCRATCH_MB));
+		json_object_object_add(doc, "guest", jv);
+		jv = json_object_new_object();
+		json_object_object_add(jv, "name", json_object_new_string(v.name));
+		json_object_object_add(jv, "description", jstr_or_null(v.description));
+		json_object_object_add(jv, "source", json_object_new_string(
+			v.source == VSRC_BUILD ? "build" : "debian-image"));
+		json_object_object_add(jv, "test_only", json_object_new_boolean(v.test_only));
+		json_object_object_add(jv, "package", json_object_new_string(k.package));
+		json_object_object_add(jv, "package_version", json_object_new_string(k.version));
+		json_object_object_add(jv, "metapackage", json_object_new_string(v.package));
+		json_object_object_add(jv, "image_release", json_object_new_string(k.release));
+		json_object_object_add(jv, "config_hash", jstr_or_null(k.config_hash));
+		json_object_object_add(jv, "config_speed", config_speed(k.config));
+		json_object_object_add(jv, "extra_cmdline", json_object_new_string(cmdline));
+		json_object_object_add(jv, "kernel_release", NULL);
+		json_object_object_add(jv, "realtime", NULL);
+		json_object_object_add(jv, "preempt_rt", NULL);
+		json_object_object_add(jv, "cmdline", NULL);
+		json_object_object_add(doc, "variant", jv);
+		js = json_object_new_object();
+		json_object_object_add(js, "name", json_object_new_string(s.name));
+		json_object_object_add(js, "description", json_object_new_string(s.description));
+		json_object_object_add(js, "path", json_object_new_string(s.path));
+		json_object_object_add(js, "iterations", json_object_new_int(iterations));
+		json_object_object_add(js, "warmup", json_object_new_int(s.warmup));
+		wls = json_object_new_array();
+		for (size_t i = 0; i < s.n; i++) {
+			json_object *w = json_object_new_object();
+			json_object_object_add(w, "label", json_object_new_string(s.w[i].label));
+			json_object_object_add(w, "workload", json_object_new_string(s.w[i].ops->name));
+			json_object_object_add(w, "params", opts_to_json(s.w[i].params, s.w[i].ops->opts));
+			json_object_object_add(w, "timeout_s", s.w[i].timeout_s ? json_object_new_int(s.w[i].timeout_s) : NULL);
+			json_object_array_add(wls, w);
+		}
+		json_object_object_add(js, "workloads", wls);
+		json_object_object_add(doc, "suite", js);
+		its = json_object_new_array();
+		json_object_object_add(doc, "iterations", its);
+}
 	if (results_save(doc, res->results))
 		goto out;
 
@@ -874,11 +1069,30 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	total = iterations + s.warmup;
 	ret = KB_EXIT_OK;
 	for (int i = 1; i <= total && !kb_interrupted; i++) {
-		json_object *ij = json_object_new_object();
-		int warm = i <= s.warmup;
-		double t = now_mono();
+		json_object *ij;
+		int warm = i <= s.warmup, pos;
+		double t;
+		if (iteration_done(its, i, &pos)) {
+			if (!strcmp(json_object_get_string(json_object_object_get(
+				    json_object_array_get_idx(its, (size_t)pos), "status")), "ok"))
+				res->iterations_ok++;
+			else
+				res->iterations_failed++, ret = KB_EXIT_FAILED;
+			continue;
+		}
+		if (pos >= 0)
+			json_object_array_del_idx(its, (size_t)pos, 1);
+		if (resuming)
+			info("kbench: resuming: iteration %d", i);
+		ij = json_object_new_object();
+		t = now_mono();
 		json_object_array_add(its, ij);
+		json_object_object_add(ij, "index", json_object_new_int(i));
+		json_object_array_sort(its, by_index);
 		if (run_iteration(&s, &bp, &needs, i, warm, res->dir, ij)) {
+			/* cut short by Ctrl-C or SIGTERM: --resume runs it again */
+			if (kb_interrupted)
+				json_object_object_add(ij, "interrupted", json_object_new_boolean(1));
 			res->iterations_failed++;
 			ret = KB_EXIT_FAILED;
 		} else {
@@ -909,6 +1123,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		results_summarize(doc);
 		if (results_save(doc, res->results))
 			ret = KB_EXIT_USAGE;
+		index_append(res->dir, ij);
 		if (!kb_quiet) {
 			double el = now_mono() - t;
 			int left = total - i;
@@ -946,6 +1161,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 out:
 	if (workdir[0])
 		rm_rf(workdir);
+	json_object_put(old);
 	json_object_put(doc);
 	strvec_clear(&needs.programs);
 	strvec_clear(&needs.files);

@@ -21,6 +21,9 @@ struct run_opts {
 	int boot_timeout_s;     /* 0 = derived from the accelerator */
 	int no_latest;          /* don't move reports/latest */
 	int quiet_summary;
+	int kernel_given;       /* --kernel was on the command line */
+	const char *resume;     /* run id or directory to finish (missing and
+				 * interrupted iterations only) */
 };
 
 struct run_result {

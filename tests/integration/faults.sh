@@ -1,0 +1,138 @@
+#!/bin/sh
+# The fault suite (docs/reliability.md): each fault ends with the right
+# exit status, no QEMU left behind, and every completed iteration kept.
+#   init crashes -> kernel panic      agent never answers
+#   lockdep report on the console     SIGINT / SIGTERM / SIGKILL + --resume
+#   truncated results file            corrupt kernel in the cache
+#   unwritable cache, too much memory, no QEMU on PATH
+. "$(dirname "$0")/../lib.sh"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
+"$KB" fetch rt-stock >"$tmp/fetch" 2>&1 || { cat "$tmp/fetch"; skip "cannot fetch rt-stock"; }
+no_qemu() {
+	# QEMU started by this test: its agent socket lives under our reports
+	sleep "${1:-0}"
+	if pgrep -f "qemu-system-x86_64.*$tmp" >/dev/null; then
+		bad "QEMU left running after: $2"
+		pkill -9 -f "qemu-system-x86_64.*$tmp"
+	else
+		ok "no QEMU left after: $2"
+	fi
+}
+printf '[suite]\nname = faults\niterations = 1\n[hackbench]\ngroups = 2\nloops = 50\n' >"$tmp/one.ini"
+printf '[suite]\nname = faults\niterations = 6\n[hackbench]\ngroups = 2\nloops = 50\n' >"$tmp/six.ini"
+py=/usr/bin/python3
+
+# 1. init crashes: the kernel panics; panic=-1 and -no-reboot end QEMU at once
+start=$(date +%s)
+expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --cmdline rdinit=/bin/false \
+	--boot-timeout 120 --reports "$tmp/r" --run-id panic
+el=$(( $(date +%s) - start ))
+expect_out "kernel trouble on the console: panic"
+[ "$el" -lt 100 ] && ok "a panic ends the boot at once (${el}s, deadline 120 s)" || bad "panic took ${el}s"
+$py - "$tmp/r/runs/panic/results.json" <<'PY' && ok "panic recorded with its excerpt" || bad "panic record"
+import json, sys
+it = json.load(open(sys.argv[1]))["iterations"][0]
+assert it["status"] == "failed", it
+k = [t["kind"] for t in it["kernel_trouble"]]
+assert "panic" in k, k
+assert "Attempted to kill init" in it["console_tail"] or "not syncing" in it["console_tail"], it["console_tail"]
+PY
+no_qemu 0 "kernel panic"
+
+# 2. the agent never answers (init is cat, waiting on the console)
+expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --cmdline rdinit=/bin/cat \
+	--boot-timeout 25 --reports "$tmp/r" --run-id silent
+expect_out "did not boot to the agent within 25 s"
+no_qemu 0 "silent agent"
+
+# 3. a lockdep report on the console fails the iteration, results kept
+KBENCH_TEST_KMSG="$top/tests/fixtures/console/lockdep.log" \
+	expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r" --run-id splat
+expect_out "kernel trouble on the console: lockdep"
+$py - "$tmp/r/runs/splat/results.json" <<'PY' && ok "lockdep splat marks the iteration, metrics kept" || bad "splat record"
+import json, sys
+it = json.load(open(sys.argv[1]))["iterations"][0]
+assert it["status"] == "failed" and it["kernel_trouble"][0]["kind"] == "lockdep", it
+assert "possible circular locking dependency" in it["kernel_trouble"][0]["excerpt"]
+w = it["workloads"][0]
+assert w["status"] == "ok" and w["metrics"]["time"]["value"] > 0, w
+PY
+no_qemu 0 "lockdep splat"
+
+# 4. signals mid-run, then --resume: the same result file as an uninterrupted run
+for sig in INT TERM KILL; do
+	id=sig-$sig
+	"$KB" run --kernel rt-stock --suite "$tmp/six.ini" --reports "$tmp/r" --run-id $id >"$tmp/$id.log" 2>&1 &
+	pid=$!
+	# wait until two iterations are done, then signal in the middle of the third
+	for i in $(seq 1 120); do
+		[ "$(wc -l <"$tmp/r/runs/$id/index.jsonl" 2>/dev/null || echo 0)" -ge 2 ] && break
+		sleep 1
+	done
+	sleep 4
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	case $sig in
+	KILL) [ $rc = 137 ] && ok "SIGKILL: killed" || bad "SIGKILL: exit $rc" ;;
+	*) [ $rc = 1 ] && ok "SIG$sig: exit 1" || { bad "SIG$sig: exit $rc"; cat "$tmp/$id.log"; } ;;
+	esac
+	no_qemu 3 "SIG$sig"
+	$py - "$tmp/r/runs/$id/results.json" $sig <<'PY' && ok "SIG$sig: finished iterations kept" || bad "SIG$sig: results"
+import json, sys
+d = json.load(open(sys.argv[1]))
+done = [i for i in d["iterations"] if i["status"] == "ok"]
+assert len(done) >= 2, d["iterations"]
+assert d["status"] == ("running" if sys.argv[2] == "KILL" else "interrupted"), d["status"]
+PY
+	expect_exit 0 "$KB" run --resume "$tmp/r/runs/$id"
+	expect_out "resuming: iteration"
+	$py - "$tmp/r/runs/$id/results.json" <<'PY' && ok "SIG$sig: --resume completed the run" || bad "SIG$sig: resume"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "complete", d["status"]
+assert [i["index"] for i in d["iterations"]] == [1, 2, 3, 4, 5, 6], d["iterations"]
+assert all(i["status"] == "ok" for i in d["iterations"])
+assert d["summary"]["hackbench"]["time"]["n"] == 6, d["summary"]
+assert len(d["resumed"]) == 1
+PY
+	expect_exit 0 "$KB" validate "$tmp/r/runs/$id"
+done
+# resuming a complete run runs nothing
+expect_exit 0 "$KB" run --resume "$tmp/r/runs/sig-INT"
+grep -q "resuming: iteration" "$tmp/out" && bad "a complete run was run again" || ok "complete run: nothing to resume"
+
+# 5. a truncated results file: clear error, exit 2, nothing overwritten
+mkdir -p "$tmp/trunc"
+cp -a "$tmp/r/runs/sig-INT" "$tmp/trunc/run"
+head -c 3000 "$tmp/r/runs/sig-INT/results.json" >"$tmp/trunc/run/results.json"
+cp "$tmp/trunc/run/results.json" "$tmp/trunc/before.json"
+expect_exit 2 "$KB" validate "$tmp/trunc/run"
+expect_out "the file is truncated"
+expect_exit 2 "$KB" run --resume "$tmp/trunc/run"
+expect_out "the file is truncated"
+cmp -s "$tmp/trunc/run/results.json" "$tmp/trunc/before.json" && ok "truncated file left as it was" ||
+	bad "truncated file changed"
+
+# 6. a corrupt kernel in the cache (a private cache sharing the real one's files)
+real=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}
+mkdir -p "$tmp/cache"
+cp -al "$real/kernels" "$tmp/cache/kernels"
+cp -a "$real/apt" "$tmp/cache/apt" 2>/dev/null || true
+for f in "$tmp"/cache/kernels/linux-image-*rt-amd64*/boot/vmlinuz-*; do
+	rm "$f"; head -c 4096 /dev/urandom >"$f"
+done
+KBENCH_CACHE="$tmp/cache" expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" \
+	--reports "$tmp/r" --run-id corrupt
+expect_out "is not a bootable x86 kernel image"
+[ -d "$tmp/r/runs/corrupt" ] && bad "a run directory was made for a corrupt kernel" || ok "no run started"
+
+# 7. resources: unwritable cache, more memory than the host has, no QEMU
+KBENCH_CACHE=/proc/kbench-cache expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r"
+expect_out "kbench-cache"
+expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --memory 1000000 --reports "$tmp/r"
+expect_out "more than the .* MiB free on this host"
+PATH=/nonexistent expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r"
+expect_out "qemu-system-x86_64' not found: install the Debian package qemu-system-x86"
+no_qemu 0 "all faults"
+finish
