@@ -1,6 +1,7 @@
 /* cmd_compare.c - the commands that compare variants: compare, report,
  * regress and campaign (registered in kbench.c's commands[]). */
 #include "cmd_compare.h"
+#include "jsonutil.h"
 #include "compare.h"
 #include "config.h"
 #include "kernel.h"
@@ -23,7 +24,7 @@
 
 enum { C_BASELINE = 2000, C_OUT, C_SEED, C_RESAMPLES, C_MIN_EFFECT, C_MAX_CV, C_FORCE,
        C_CURRENT, C_THRESHOLD, C_METRICS, C_JUNIT, C_MARKDOWN, C_KERNELS, C_SUITE, C_ITER,
-       C_WARMUP, C_REPORTS, C_ID, C_VCPUS, C_MEM, C_ACCEL, C_BOOT_TIMEOUT, C_HELP };
+       C_WARMUP, C_REPORTS, C_ID, C_VCPUS, C_MEM, C_ACCEL, C_BOOT_TIMEOUT, C_HELP, C_RESUME };
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out)
 {
@@ -439,6 +440,7 @@ static const char campaign_usage[] =
 	"usage: kbench campaign [--kernels \"A B ...\"] [--suite SUITE] [--iterations N]\n"
 	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
 	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
+	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
 	"  runs every variant interleaved: iteration i of every variant before\n"
 	"  iteration i+1 of any, in an order shuffled per round (seeded, recorded);\n"
 	"  --warmup N discarded rounds first. Writes REPORTS/compare/ID/ with each\n"
@@ -466,11 +468,21 @@ struct campaign {
 	json_object *doc;   /* campaign.json */
 	char dir[KB_PATH_MAX];
 	char path[KB_PATH_MAX];
+	int resume;         /* finish runs already there, skip complete ones */
 };
 
 static int campaign_save(struct campaign *cp)
 {
 	return results_save(cp->doc, cp->path);
+}
+
+/* A JSON file we wrote ourselves (campaign.json); NULL after an error. */
+static json_object *load_json_file(const char *path)
+{
+	json_object *o = json_object_from_file(path);
+	if (!o)
+		error("'%s': not readable JSON (%s)", path, json_util_get_last_err());
+	return o;
 }
 
 /* One (variant, round) run: iterations = 1, results in DIR/runs/RUN_ID. */
@@ -490,9 +502,39 @@ static int campaign_run(struct campaign *cp, const struct run_opts *base, const 
 	o.reports = reports;
 	o.no_latest = 1;
 	o.quiet_summary = 1;
+	if (cp->resume) {
+		/* the same (round, variant) run as before: done, finish it, or
+		 * (never started) run it */
+		char dir[KB_PATH_MAX + 300], res[KB_PATH_MAX + 320];
+		json_object *runs = json_object_object_get(cp->doc, "runs"), *old;
+		snprintf(dir, sizeof(dir), "%s/runs/%s", reports, id);
+		snprintf(res, sizeof(res), "%s/results.json", dir);
+		for (size_t i = 0; i < json_object_array_length(runs); i++)
+			if (!strcmp(or_empty(jstr(json_object_array_get_idx(runs, i), "run_id")), id)) {
+				json_object_array_del_idx(runs, i, 1);
+				break;
+			}
+		if (path_exists(res)) {
+			old = results_load(res);
+			if (old && !strcmp(or_empty(jstr(old, "status")), "complete")) {
+				printf("kbench campaign: %s %d/%d: %s done\n", warm ? "warm-up round" : "round",
+				       round, rounds, variant);
+				rc = KB_EXIT_OK;
+				json_object_put(old);
+				goto record;
+			}
+			json_object_put(old);
+			o.resume = dir;
+		} else if (path_exists(dir)) {
+			/* killed before its first save: start it afresh */
+			rm_rf(dir);
+		}
+	}
 	printf("kbench campaign: %s %d/%d, run %d/%d: %s\n", warm ? "warm-up round" : "round", round,
 	       rounds, pos, npos, variant);
 	rc = run_bench(&o, &r);
+	run_result_release(&r);
+record:
 	json_object_object_add(e, "round", json_object_new_int(round));
 	json_object_object_add(e, "warmup", json_object_new_boolean(warm));
 	json_object_object_add(e, "position", json_object_new_int(pos));
@@ -500,7 +542,6 @@ static int campaign_run(struct campaign *cp, const struct run_opts *base, const 
 	json_object_object_add(e, "run_id", json_object_new_string(id));
 	json_object_object_add(e, "exit", json_object_new_int(rc));
 	json_object_array_add(json_object_object_get(cp->doc, "runs"), e);
-	run_result_release(&r);
 	campaign_save(cp);
 	return rc;
 }
@@ -520,12 +561,14 @@ int cmd_campaign(int argc, char **argv)
 		{ "memory", required_argument, NULL, C_MEM },
 		{ "accel", required_argument, NULL, C_ACCEL },
 		{ "boot-timeout", required_argument, NULL, C_BOOT_TIMEOUT },
+		{ "resume", required_argument, NULL, C_RESUME },
 		{ "help", no_argument, NULL, C_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts ro = { .suite = "quick" };
+	const char *resume = NULL;
 	struct strvec kernels = STRVEC_INIT;
-	struct campaign cp = { NULL, "", "" };
+	struct campaign cp = { NULL, "", "", 0 };
 	struct cmp_opts co;
 	struct cmp_inputs in = { NULL, 0 };
 	struct suite s;
@@ -591,6 +634,9 @@ int cmd_campaign(int argc, char **argv)
 			else
 				bad = error("--accel expects auto, kvm or tcg, got '%s'", optarg);
 			break;
+		case C_RESUME:
+			resume = optarg;
+			break;
 		case C_HELP:
 			fputs(campaign_usage, stdout);
 			ret = KB_EXIT_OK;
@@ -606,6 +652,48 @@ int cmd_campaign(int argc, char **argv)
 	if (optind < argc) {
 		error("unexpected argument '%s' (the variants go in --kernels)", argv[optind]);
 		goto out;
+	}
+	if (resume) {
+		/* everything as the campaign recorded it: variants, suite, rounds,
+		 * seed (so the shuffled order comes out the same) and guest */
+		json_object *vs, *g;
+		if (kernels.n || id || baseline) {
+			error("--resume takes the campaign's own variants, id and baseline");
+			goto out;
+		}
+		if (strchr(resume, '/'))
+			snprintf(cp.dir, sizeof(cp.dir), "%s", resume);
+		else if (reports)
+			snprintf(cp.dir, sizeof(cp.dir), "%s/compare/%s", reports, resume);
+		else
+			snprintf(cp.dir, sizeof(cp.dir), "%s/reports/compare/%s", kb_home(), resume);
+		snprintf(cp.path, sizeof(cp.path), "%s/campaign.json", cp.dir);
+		if (!path_exists(cp.path)) {
+			error("--resume: '%s' has no campaign.json", cp.dir);
+			goto out;
+		}
+		cp.doc = load_json_file(cp.path);
+		if (!cp.doc || strcmp(or_empty(jstr(cp.doc, "schema")), "kbench-campaign") ||
+		    !json_object_is_type(vs = jget(cp.doc, "variants"), json_type_array) ||
+		    !jstr(cp.doc, "suite_path")) {
+			error("--resume: '%s' is not a campaign this kbench can resume (no variants or "
+			      "suite_path)", cp.path);
+			goto out;
+		}
+		for (size_t i = 0; i < json_object_array_length(vs); i++)
+			strvec_push(&kernels, json_object_get_string(json_object_array_get_idx(vs, i)));
+		ro.suite = jstr(cp.doc, "suite_path");
+		iterations = json_object_get_int(jget(cp.doc, "iterations"));
+		warmup = json_object_get_int(jget(cp.doc, "warmup_rounds"));
+		seed = (uint32_t)json_object_get_int64(jget(cp.doc, "seed"));
+		id = jstr(cp.doc, "id");
+		if ((g = jget(cp.doc, "guest"))) {
+			ro.vcpus = json_object_get_int(jget(g, "vcpus"));
+			ro.mem_mb = json_object_get_int(jget(g, "mem_mb"));
+			ro.boot_timeout_s = json_object_get_int(jget(g, "boot_timeout_s"));
+			ro.accel = (enum accel)json_object_get_int(jget(g, "accel"));
+		}
+		cp.resume = 1;
 	}
 	if (!kernels.n)
 		default_kernels(&kernels);
@@ -652,6 +740,8 @@ int cmd_campaign(int argc, char **argv)
 		error("--id '%s' must be a plain directory name", id);
 		goto out;
 	}
+	if (cp.resume)
+		goto resumed;
 	if (reports)
 		snprintf(cp.dir, sizeof(cp.dir), "%s/compare/%s", reports, id);
 	else
@@ -679,6 +769,15 @@ int cmd_campaign(int argc, char **argv)
 	json_object_object_add(cp.doc, "started", json_object_new_string(ts));
 	json_object_object_add(cp.doc, "finished", NULL);
 	json_object_object_add(cp.doc, "suite", json_object_new_string(s.name));
+	json_object_object_add(cp.doc, "suite_path", json_object_new_string(s.path));
+	{
+		json_object *g = json_object_new_object();
+		json_object_object_add(g, "vcpus", json_object_new_int(ro.vcpus));
+		json_object_object_add(g, "mem_mb", json_object_new_int(ro.mem_mb));
+		json_object_object_add(g, "boot_timeout_s", json_object_new_int(ro.boot_timeout_s));
+		json_object_object_add(g, "accel", json_object_new_int((int)ro.accel));
+		json_object_object_add(cp.doc, "guest", g);
+	}
 	json_object_object_add(cp.doc, "iterations", json_object_new_int(iterations));
 	json_object_object_add(cp.doc, "warmup_rounds", json_object_new_int(warmup));
 	json_object_object_add(cp.doc, "seed", json_object_new_int64(seed));
@@ -692,6 +791,21 @@ int cmd_campaign(int argc, char **argv)
 	json_object_object_add(cp.doc, "runs", json_object_new_array());
 	if (campaign_save(&cp))
 		goto out;
+resumed:
+	if (cp.resume) {
+		json_object *rs = jget(cp.doc, "resumed");
+		if (!rs) {
+			rs = json_object_new_array();
+			json_object_object_add(cp.doc, "resumed", rs);
+		}
+		iso8601_now(ts, sizeof(ts));
+		json_object_array_add(rs, json_object_new_string(ts));
+		/* the order is drawn again from the seed, the same as before */
+		json_object_object_add(cp.doc, "order", json_object_new_array());
+		json_object_object_add(cp.doc, "status", json_object_new_string("running"));
+		if (campaign_save(&cp))
+			goto out;
+	}
 	printf("kbench campaign %s: %zu variants, suite %s, %d round%s%s, seed %u\n", id, kernels.n,
 	       s.name, iterations, iterations == 1 ? "" : "s",
 	       warmup ? " after warm-up" : "", (unsigned)seed);

@@ -59,10 +59,6 @@ static int jis_num(json_object *v)
 	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
 }
 
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
 
 /* ---- rules ---- */
 

@@ -8,11 +8,6 @@
 
 
 
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
 /* A double for comparison.json: 10 significant digits, null if not finite. */
 static json_object *jnum(double v)
 {

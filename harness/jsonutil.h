@@ -17,4 +17,9 @@ static inline const char *jstr(json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+static inline const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 #endif

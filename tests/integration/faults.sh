@@ -102,6 +102,41 @@ done
 expect_exit 0 "$KB" run --resume "$tmp/r/runs/sig-INT"
 grep -q "resuming: iteration" "$tmp/out" && bad "a complete run was run again" || ok "complete run: nothing to resume"
 
+# 4b. an interrupted campaign, resumed: same order, missing runs only
+"$KB" fetch mainline-stock >"$tmp/fetch2" 2>&1 || { cat "$tmp/fetch2"; bad "cannot fetch mainline-stock"; }
+"$KB" campaign --kernels "rt-stock mainline-stock" --suite "$tmp/one.ini" --iterations 2 --seed 7 \
+	--id camp --reports "$tmp/r" >"$tmp/camp.log" 2>&1 &
+pid=$!
+for i in $(seq 1 120); do
+	$py -c 'import json,sys; sys.exit(0 if len(json.load(open(sys.argv[1]))["runs"]) >= 1 else 1)' \
+		"$tmp/r/compare/camp/campaign.json" 2>/dev/null && break
+	sleep 1
+done
+sleep 4
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 1 ] && ok "campaign SIGINT: exit 1" || { bad "campaign SIGINT: exit $rc"; cat "$tmp/camp.log"; }
+no_qemu 3 "campaign SIGINT"
+cp "$tmp/r/compare/camp/campaign.json" "$tmp/camp-before.json"
+expect_exit 0 "$KB" campaign --resume camp --reports "$tmp/r"
+$py - "$tmp/camp-before.json" "$tmp/r/compare/camp/campaign.json" "$tmp/r/compare/camp" <<'PY' && ok "campaign --resume finished it" || bad "campaign resume"
+import json, os, sys
+before, after = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert after["status"] == "complete", after["status"]
+assert after["order"][:len(before["order"])] == before["order"], (before["order"], after["order"])
+runs = {r["run_id"]: r for r in after["runs"]}
+assert sorted(runs) == ["r01-mainline-stock", "r01-rt-stock", "r02-mainline-stock", "r02-rt-stock"], runs
+assert all(r["exit"] == 0 for r in runs.values()), runs
+for rid in runs:
+    d = json.load(open(os.path.join(sys.argv[3], "runs", rid, "results.json")))
+    assert d["status"] == "complete", (rid, d["status"])
+assert os.path.exists(os.path.join(sys.argv[3], "comparison.json"))
+assert len(after["resumed"]) == 1
+PY
+expect_exit 2 "$KB" campaign --resume camp --kernels rt-stock --reports "$tmp/r"
+expect_out "takes the campaign's own"
+
 # 5. a truncated results file: clear error, exit 2, nothing overwritten
 mkdir -p "$tmp/trunc"
 cp -a "$tmp/r/runs/sig-INT" "$tmp/trunc/run"
