@@ -18,6 +18,7 @@ SCHEMA = os.path.join(HERE, "..", "..", "docs", "results.schema.json")
 # metric -> (low, high) plausible range under TCG or better
 PLAUSIBLE = {
     "hackbench": {"time": (0.001, 600)},
+    "kbuild": {"elapsed": (0.1, 36000), "user": (0.01, 360000), "sys": (0.01, 360000)},
     "dbench": {"throughput": (0.5, 100000), "max_latency": (0, 600000)},
     "cyclictest": {"lat_min": (0, 10**7), "lat_avg": (0, 10**7), "lat_max": (0, 10**8),
                    "lat_p50": (0, 10**8), "lat_p99": (0, 10**8), "lat_p99_99": (0, 10**8),
