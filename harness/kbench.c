@@ -405,6 +405,7 @@ static int cmd_doctor(int argc, char **argv)
 		{ "hackbench", "rt-tests" }, { "cyclictest", "rt-tests" }, { "dbench", "dbench" },
 		{ "cpio", "cpio" }, { "mkfs.ext4", "e2fsprogs" }, { "depmod", "kmod" },
 		{ "xz", "xz-utils" }, { "apt-get", "apt" }, { "dpkg-deb", "dpkg" }, { "ldd", "libc-bin" },
+		{ "qemu-img", "qemu-utils" }, { "make", "make" }, { "gcc", "gcc" },
 	};
 	int bad = 0;
 	(void)argc;
