@@ -162,6 +162,28 @@ KBENCH_CACHE="$tmp/cache" expect_exit 2 "$KB" run --kernel rt-stock --suite "$tm
 expect_out "is not a bootable x86 kernel image"
 [ -d "$tmp/r/runs/corrupt" ] && bad "a run directory was made for a corrupt kernel" || ok "no run started"
 
+# 6b. two kbench processes sharing a fresh cache: both build the same
+# initramfs at once; both runs succeed and the cache holds one whole image
+rm -rf "$tmp/cache2"
+mkdir -p "$tmp/cache2"
+cp -al "$real/kernels" "$tmp/cache2/kernels"
+cp -a "$real/apt" "$tmp/cache2/apt" 2>/dev/null || true
+KBENCH_CACHE="$tmp/cache2" "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r" \
+	--run-id twin-a >"$tmp/twin-a.log" 2>&1 &
+pa=$!
+KBENCH_CACHE="$tmp/cache2" "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r" \
+	--run-id twin-b >"$tmp/twin-b.log" 2>&1 &
+pb=$!
+wait $pa; ra=$?
+wait $pb; rb=$?
+[ $ra = 0 ] && [ $rb = 0 ] && ok "two runs sharing a cache both succeed" ||
+	{ bad "shared cache: exits $ra $rb"; tail -5 "$tmp/twin-a.log" "$tmp/twin-b.log"; }
+n=$(ls "$tmp/cache2/initramfs" | grep -c '\.cpio$')
+left=$(ls -a "$tmp/cache2/initramfs" | grep -c '^\.stage')
+[ "$n" = 1 ] && [ "$left" = 0 ] && ok "one initramfs, no half-built stage left" ||
+	bad "initramfs cache: $n images, $left stages"
+rm -rf "$tmp/cache2"
+
 # 7. resources: unwritable cache, more memory than the host has, no QEMU
 KBENCH_CACHE=/proc/kbench-cache expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r"
 expect_out "kbench-cache"
