@@ -87,7 +87,12 @@ kernel-bench: deps all
 
 unit: $(TESTS) $(SAN_TESTS)
 
-test: deps all unit
+# Synthetic results.json fixtures for the history, nightly and merge tests.
+$(O)/synth-runs: tests/tools/synth_runs.c tests/unit/synth.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $< $(LIB_OBJ) $(LIBS)
+
+test: deps all unit $(O)/synth-runs
 	@sh harness/deps.sh test
 	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
 
@@ -115,3 +120,13 @@ report-bench: $(O)/report-bench
 	$(O)/report-bench
 
 .PHONY: compare report-bench
+
+# Nightly regression runs (issue 6; docs/nightly.md):
+#   make nightly [NIGHTLY_CONFIG=configs/nightly.ini] [KB_ARGS="--iterations 1 ..."]
+#   exits with kbench regress's status: 0 ok, 1 regression, 2 error, 3 too noisy
+NIGHTLY_CONFIG ?= configs/nightly.ini
+
+nightly: deps all
+	./kbench nightly --config '$(NIGHTLY_CONFIG)' $(KB_ARGS)
+
+.PHONY: nightly

@@ -112,6 +112,7 @@ int history_migrate(struct history *h, int target)
 			return error("history '%s' is not a kbench history (application_id %#x)", h->path,
 				     (unsigned)app);
 	}
+	int from = ver;
 	while (ver < target) {
 		char *sql;
 		int r;
@@ -125,7 +126,7 @@ int history_migrate(struct history *h, int target)
 			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 			return error("history '%s': migration to schema version %d failed", h->path, ver + 1);
 		}
-		if (ver)
+		if (from)
 			info("kbench: history '%s' migrated to schema version %d", h->path, ver + 1);
 		ver++;
 	}
@@ -452,7 +453,7 @@ int history_list(struct history *h, const struct history_filter *f, FILE *out)
 	sb_adds(&q, "SELECT r.run_id, r.started, r.hostname, r.variant, r.kernel_release, r.source, "
 		"r.suite, r.accel, r.night, r.status, r.config_hash, r.patch_hash");
 	if (f->metric)
-		sb_adds(&q, ", (SELECT group_concat(s.value, ' ') FROM samples s WHERE s.run = r.id AND "
+		sb_adds(&q, ", (SELECT group_concat(printf('%.4g', s.value), ' ') FROM samples s WHERE s.run = r.id AND "
 			"(s.metric = ?1 OR s.label || '.' || s.metric = ?1 OR "
 			"s.workload || '.' || s.metric = ?1)), "
 			"(SELECT s.unit FROM samples s WHERE s.run = r.id AND (s.metric = ?1 OR "
