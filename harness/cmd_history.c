@@ -115,7 +115,8 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	if (args.n && strcmp(sub, "import")) {
-		error("unexpected argument '%s' (see kbench history --help)", args.v[0]);
+		error("unknown history command or argument '%s' (commands: list, import, nights, "
+		      "trends, check)", args.v[0]);
 		goto out;
 	}
 	if (hist)

@@ -522,9 +522,39 @@ int cmd_nightly(int argc, char **argv)
 	printf(", history %s\n", hpath);
 
 	if (runs.n) {
+		/* the night directory keeps a copy of each results.json (not the raw
+		 * outputs), so that it is whole when a CI job uploads it */
 		for (size_t i = 0; i < runs.n; i++)
 			if (cmp_inputs_add(&n.in, runs.v[i], NULL))
 				n.exit = KB_EXIT_USAGE;
+		for (size_t i = 0; i < n.in.n && n.exit != KB_EXIT_USAGE; i++) {
+			const char *id = jstr(n.in.v[i].doc, "run_id");
+			char dst[KB_PATH_MAX];
+			if (!id || !valid_id(id)) {
+				error("'%s': run id '%s' is not a plain name", n.in.v[i].path, id ? id : "");
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			snprintf(dst, sizeof(dst), "%s/runs/%s", n.dir, id);
+			if (path_exists(dst)) {
+				error("'%s': two runs with the id '%s'", n.in.v[i].path, id);
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			if (mkdir_p(dst, 0755)) {
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			snprintf(dst, sizeof(dst), "%s/runs/%s/results.json", n.dir, id);
+			if (copy_file(n.in.v[i].path, dst, 0644)) {
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			free(n.in.v[i].path);
+			n.in.v[i].path = xstrdup(dst);
+		}
+		if (n.exit == KB_EXIT_USAGE)
+			goto finish;
 	} else {
 		for (size_t i = 0; i < order.n && !kb_interrupted; i++) {
 			struct variant v;
