@@ -123,7 +123,8 @@ report-bench: $(O)/report-bench
 
 # Nightly regression runs (issue 6; docs/nightly.md):
 #   make nightly [NIGHTLY_CONFIG=configs/nightly.ini] [KB_ARGS="--iterations 1 ..."]
-#   exits with kbench regress's status: 0 ok, 1 regression, 2 error, 3 too noisy
+#   kbench nightly exits with kbench regress's status (0 ok, 1 regression, 2 error,
+#   3 too noisy); make fails on any but 0 and names it: "Error 1" (make itself exits 2)
 NIGHTLY_CONFIG ?= configs/nightly.ini
 
 nightly: deps all

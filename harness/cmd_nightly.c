@@ -661,30 +661,34 @@ int cmd_nightly(int argc, char **argv)
 		}
 	}
 
-	/* judge */
+	/* judge: each variant against its last good night and the pinned one */
 	{
-		int lg = history_last_good_night(&n.h, n.host_id, s.name, n.id, last, sizeof(last));
-		if (lg < 0) {
-			n.exit = KB_EXIT_USAGE;
-			goto finish;
-		}
-		json_object_object_add(n.doc, "last_good_night", lg == 0 ? json_object_new_string(last) : NULL);
+		json_object *lgs = json_object_new_object();
+		json_object_object_add(n.doc, "last_good_night", lgs);
 		json_object_object_add(n.doc, "pinned_baseline", c.baseline[0] ?
 				       json_object_new_string(c.baseline) : NULL);
-		if (lg == 1) {
-			printf("kbench nightly: no earlier good night of suite %s on this host: nothing to "
-			       "compare with yet\n", s.name);
-			sb_addf(&n.md, "- no earlier good night of suite `%s` on this host: nothing to compare "
-				"with yet\n\n", s.name);
-		}
 		for (size_t i = 0; i < order.n; i++) {
-			if (lg == 0)
+			int lg = history_last_good_night(&n.h, n.host_id, s.name, order.v[i], n.id, last,
+							 sizeof(last));
+			if (lg < 0) {
+				n.exit = KB_EXIT_USAGE;
+				goto finish;
+			}
+			json_object_object_add(lgs, order.v[i], lg == 0 ? json_object_new_string(last) : NULL);
+			if (lg == 0) {
 				judge(&n, &c, order.v[i], "last-good", last);
-			if (c.baseline[0] && strcmp(c.baseline, n.id) && (lg != 0 || strcmp(c.baseline, last)))
+			} else {
+				printf("kbench nightly: %s: no earlier good night of suite %s on this host: "
+				       "nothing to compare with yet\n", order.v[i], s.name);
+				sb_addf(&n.md, "- `%s`: no earlier good night of suite `%s` on this host: "
+					"nothing to compare with yet\n\n", order.v[i], s.name);
+			}
+			if (c.baseline[0] && (lg != 0 || strcmp(c.baseline, last))) {
 				judge(&n, &c, order.v[i], "pinned", c.baseline);
-			else if (c.baseline[0] && lg == 0 && !strcmp(c.baseline, last) && i == 0)
-				sb_addf(&n.md, "- the pinned baseline night `%s` is also the last good night\n\n",
-					c.baseline);
+			} else if (c.baseline[0]) {
+				sb_addf(&n.md, "- `%s`: the pinned baseline night `%s` is also its last good "
+					"night\n\n", order.v[i], c.baseline);
+			}
 		}
 	}
 	if (night_report(&n, &c, &order))

@@ -598,19 +598,21 @@ int history_night_exists(struct history *h, const char *night)
 }
 
 int history_last_good_night(struct history *h, const char *host_id, const char *suite,
-			    const char *before, char *out, size_t len)
+			    const char *variant, const char *before, char *out, size_t len)
 {
 	sqlite3_stmt *st;
 	int rc, ret = 1;
 	if (sqlite3_prepare_v2(h->db, "SELECT n.id FROM nights n WHERE n.exit_code IN (0, 3) AND "
 			       "n.suite = ?2 AND n.id <> ?3 AND "
 			       "n.started <= (SELECT coalesce(max(started), '9999') FROM nights WHERE id = ?3) "
-			       "AND EXISTS (SELECT 1 FROM runs r WHERE r.night = n.id AND r.host_id = ?1) "
+			       "AND EXISTS (SELECT 1 FROM runs r WHERE r.night = n.id AND r.host_id = ?1 "
+			       "AND r.variant = ?4) "
 			       "ORDER BY n.started DESC, n.id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
 		return db_error(h, "prepare");
 	bind_text(st, 1, host_id);
 	bind_text(st, 2, suite);
 	bind_text(st, 3, before);
+	bind_text(st, 4, variant);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		snprintf(out, len, "%s", col(st, 0));

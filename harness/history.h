@@ -76,11 +76,11 @@ int history_night_begin(struct history *h, const char *night, const char *host_i
 int history_night_end(struct history *h, const char *night, int exit_code, const char *summary);
 /* 1 if NIGHT is recorded, 0 if not, -1 on error. */
 int history_night_exists(struct history *h, const char *night);
-/* The latest night before BEFORE (by start) on HOST_ID with SUITE that
- * ended with exit 0 or 3 (nothing regressed, nothing failed). Writes its
- * id to OUT; 0 found, 1 none, -1 error. */
+/* The latest night before BEFORE (by start) with a run of VARIANT on
+ * HOST_ID with SUITE that ended with exit 0 or 3 (nothing regressed,
+ * nothing failed). Writes its id to OUT; 0 found, 1 none, -1 error. */
 int history_last_good_night(struct history *h, const char *host_id, const char *suite,
-			    const char *before, char *out, size_t len);
+			    const char *variant, const char *before, char *out, size_t len);
 /* The results documents of VARIANT in NIGHT on HOST_ID, as a JSON array
  * (owned by the caller; empty when none). NULL on error. */
 json_object *history_night_docs(struct history *h, const char *night, const char *host_id,

@@ -34,7 +34,7 @@ grep -q '<skipped type="first-night"' "$r/nightly/n1/junit/nightly.xml" && ok "f
 	bad "first night JUnit"
 expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n2 --runs "$tmp/in/n2" --baseline n1
 expect_out "rt against the last-good night n1: exit 0"
-expect_out "the pinned baseline night .n1. is also the last good night"
+expect_out "the pinned baseline night .n1. is also its last good night"
 
 # the injected regression
 expect_exit 1 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n3 --runs "$tmp/in/n3" --baseline n1
@@ -59,7 +59,7 @@ $py - "$r/nightly/n3/nightly.json" <<'PY' && ok "nightly.json records the verdic
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "kbench-nightly" and d["exit"] == 1 and d["night"] == "n3"
-assert d["last_good_night"] == "n2" and d["pinned_baseline"] == "n1"
+assert d["last_good_night"] == {"mainline": "n2", "rt": "n2"} and d["pinned_baseline"] == "n1"
 c = {(x["variant"], x["against"]): x for x in d["comparisons"]}
 assert c[("rt", "last-good")]["exit"] == 1 and c[("rt", "pinned")]["exit"] == 1
 assert c[("mainline", "last-good")]["exit"] == 0
