@@ -22,6 +22,8 @@ static const char history_usage[] =
 	"       kbench history nights\n"
 	"       kbench history trends --suite S [--variant V]... [--host H] [--html FILE]\n"
 	"       kbench history check\n"
+	"       kbench history accept NIGHT   (a deliberate change: later nights are judged\n"
+	"                                      against this night)\n"
 	"  every command takes --history FILE (default $KBENCH_HISTORY or reports/history.sqlite)\n"
 	"  --metric: metric, workload.metric or label.metric; prints each run's values\n"
 	"  --since: an ISO 8601 date or time (2026-11-01)\n";
@@ -105,16 +107,16 @@ int cmd_history(int argc, char **argv)
 	/* the subcommand may come before or after the options */
 	if (optind < argc && (!strcmp(argv[optind], "list") || !strcmp(argv[optind], "import") ||
 			      !strcmp(argv[optind], "nights") || !strcmp(argv[optind], "trends") ||
-			      !strcmp(argv[optind], "check")))
+			      !strcmp(argv[optind], "check") || !strcmp(argv[optind], "accept")))
 		sub = argv[optind++];
 	for (int i = optind; i < argc; i++)
 		strvec_push(&args, argv[i]);
 	if (strcmp(sub, "list") && strcmp(sub, "import") && strcmp(sub, "nights") &&
-	    strcmp(sub, "trends") && strcmp(sub, "check")) {
-		error("unknown history command '%s' (list, import, nights, trends, check)", sub);
+	    strcmp(sub, "trends") && strcmp(sub, "check") && strcmp(sub, "accept")) {
+		error("unknown history command '%s' (list, import, nights, trends, check, accept)", sub);
 		goto out;
 	}
-	if (args.n && strcmp(sub, "import")) {
+	if (args.n && strcmp(sub, "import") && strcmp(sub, "accept")) {
 		error("unknown history command or argument '%s' (commands: list, import, nights, "
 		      "trends, check)", args.v[0]);
 		goto out;
@@ -130,6 +132,15 @@ int cmd_history(int argc, char **argv)
 		ret = history_list(&h, &f, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
 	} else if (!strcmp(sub, "nights")) {
 		ret = history_list_nights(&h, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
+	} else if (!strcmp(sub, "accept")) {
+		if (args.n != 1) {
+			error("usage: kbench history accept NIGHT");
+			goto out;
+		}
+		if (history_night_accept(&h, args.v[0]))
+			goto out;
+		printf("night %s accepted: later nights are judged against it\n", args.v[0]);
+		ret = KB_EXIT_OK;
 	} else if (!strcmp(sub, "check")) {
 		ret = history_check(&h, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
 		if (!ret)

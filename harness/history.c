@@ -583,6 +583,27 @@ int history_night_end(struct history *h, const char *night, int exit_code, const
 	return 0;
 }
 
+int history_night_accept(struct history *h, const char *night)
+{
+	sqlite3_stmt *st;
+	int rc;
+	char now[32];
+	iso8601_now(now, sizeof(now));
+	if (sqlite3_prepare_v2(h->db, "UPDATE nights SET summary = coalesce(summary, '') || "
+			       "' (exit ' || coalesce(exit_code, '-') || ' accepted ' || ? || ')', exit_code = 0 "
+			       "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_error(h, "prepare");
+	bind_text(st, 1, now);
+	bind_text(st, 2, night);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(h, "accept");
+	if (!sqlite3_changes(h->db))
+		return error("history '%s': no night '%s' (kbench history nights lists them)", h->path, night);
+	return 0;
+}
+
 int history_night_exists(struct history *h, const char *night)
 {
 	sqlite3_stmt *st;

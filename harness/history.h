@@ -74,6 +74,9 @@ void history_host_id(json_object *doc, char out[17]);
 int history_night_begin(struct history *h, const char *night, const char *host_id,
 			const char *suite, const char *config);
 int history_night_end(struct history *h, const char *night, int exit_code, const char *summary);
+/* Mark NIGHT good by hand (exit 0, "accepted": a deliberate change that
+ * later nights are to be judged against). 0 or -1. */
+int history_night_accept(struct history *h, const char *night);
 /* 1 if NIGHT is recorded, 0 if not, -1 on error. */
 int history_night_exists(struct history *h, const char *night);
 /* The latest night before BEFORE (by start) with a run of VARIANT on
