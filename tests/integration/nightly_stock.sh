@@ -32,7 +32,7 @@ for n in 1 2; do
 	make -s -C "$top" nightly NIGHTLY_CONFIG="$tmp/nightly.ini" \
 		KB_ARGS="--iterations 1 --reports $r --night night$n" >"$tmp/night$n.log" 2>&1
 	rc=$?
-	[ "$rc" = 0 ] || rc=$(sed -n 's/^make: \*\*\* \[.*nightly\] Error \([0-9]*\)$/\1/p' "$tmp/night$n.log")
+	[ "$rc" = 0 ] || rc=$(sed -En 's/^make(\[[0-9]+\])?: \*\*\* \[.*nightly\] Error ([0-9]+)$/\2/p' "$tmp/night$n.log")
 	echo "night $n: kbench nightly exit ${rc:-?}"
 	case "$n:$rc" in
 	1:0) ok "night 1: exit 0 (nothing to compare with yet)" ;;
