@@ -15,7 +15,7 @@ CFLAGS  ?= -O2 -g
 # -Wno-format-truncation: paths are bounded by KB_PATH_MAX and cache_root()
 # refuses roots long enough to truncate; gcc cannot see that.
 KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
-LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lm
+LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lsqlite3 -lm
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 KERNEL     ?= rt-stock
@@ -92,7 +92,12 @@ kbuild-bench: deps all
 
 unit: $(TESTS) $(SAN_TESTS)
 
-test: deps all unit
+# Synthetic results.json fixtures for the history, nightly and merge tests.
+$(O)/synth-runs: tests/tools/synth_runs.c tests/unit/synth.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $< $(LIB_OBJ) $(LIBS)
+
+test: deps all unit $(O)/synth-runs
 	@sh harness/deps.sh test
 	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
 
@@ -120,3 +125,14 @@ report-bench: $(O)/report-bench
 	$(O)/report-bench
 
 .PHONY: compare report-bench
+
+# Nightly regression runs (issue 6; docs/nightly.md):
+#   make nightly [NIGHTLY_CONFIG=configs/nightly.ini] [KB_ARGS="--iterations 1 ..."]
+#   kbench nightly exits with kbench regress's status (0 ok, 1 regression, 2 error,
+#   3 too noisy); make fails on any but 0 and names it: "Error 1" (make itself exits 2)
+NIGHTLY_CONFIG ?= configs/nightly.ini
+
+nightly: deps all
+	./kbench nightly --config '$(NIGHTLY_CONFIG)' $(KB_ARGS)
+
+.PHONY: nightly

@@ -4,6 +4,7 @@
 #include "jsonutil.h"
 #include "compare.h"
 #include "config.h"
+#include "history.h"
 #include "kernel.h"
 #include "regress.h"
 #include "report.h"
@@ -853,6 +854,22 @@ resumed:
 	if (cmp_inputs_add(&in, cp.dir, NULL)) {
 		ret = KB_EXIT_USAGE;
 		goto out;
+	}
+	/* the finished runs go into the history (docs/nightly.md) */
+	{
+		json_object **docs = xcalloc(in.n + 1, sizeof(*docs));
+		char **dirs = xcalloc(in.n + 1, sizeof(*dirs));
+		for (size_t i = 0; i < in.n; i++) {
+			docs[i] = in.v[i].doc;
+			dirs[i] = xstrdup(in.v[i].path);
+			dirname(dirs[i]);
+		}
+		if (history_record_default(reports, docs, (const char *const *)dirs, in.n))
+			ret = KB_EXIT_USAGE;
+		for (size_t i = 0; i < in.n; i++)
+			free(dirs[i]);
+		free(dirs);
+		free(docs);
 	}
 	co.order = (const char *const *)kernels.v;
 	co.norder = kernels.n;

@@ -186,6 +186,7 @@ struct comparison {
 	char *accel;
 	char created[32];
 	json_object *campaign;        /* campaign.json, owned; NULL when none */
+	const char *trends_html;      /* borrowed: the nightly trend section (trend.h); NULL: none */
 };
 
 /*

@@ -4,13 +4,13 @@
 # The last line is what building kernel variants from source needs.
 set -eu
 pkgs="build-essential qemu-system-x86 dbench rt-tests busybox-static
-libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev
+libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev libsqlite3-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
 python3 python3-jsonschema
 flex bison bc libelf-dev patch ccache qemu-utils"
 # `deps.sh test`: also what the tests use to check kbench's output
 if [ "${1:-}" = test ]; then
-	pkgs="$pkgs libxml2-utils python3-pil chromium"
+	pkgs="$pkgs libxml2-utils python3-pil chromium yamllint python3-yaml sqlite3"
 fi
 missing=""
 for p in $pkgs; do

@@ -17,6 +17,8 @@
 #include "run.h"
 #include "spawn.h"
 #include "cmd_compare.h"
+#include "cmd_nightly.h"
+#include "history.h"
 
 
 static void usage(FILE *f)
@@ -53,9 +55,16 @@ static void usage(FILE *f)
 		"              [--suite S] [--iterations N] [--warmup N] [--seed N]\n"
 		"  kbuild-native  the suite's kbuild natively on the host (JSON on stdout), to set\n"
 		"              against the guest's: --suite S (smoke) [--iterations N]\n"
+		"  nightly   one night: run configs/nightly.ini's variants, record, judge against the\n"
+		"              last good night and the pinned baseline (exit as regress); --help\n"
+		"  history   the run history: list [--variant V] [--metric M] [--since DATE],\n"
+		"              import DIR..., nights, trends --suite S, check\n"
+		"  merge     several machines' runs or nights in one report: merge DIR... --out DIR\n"
+		"              [--pool-hosts]\n"
 		"\n"
 		"environment: KBENCH_CACHE (cache, default $XDG_CACHE_HOME/kbench or ~/.cache/kbench),\n"
-		"  KBENCH_MIRROR (Debian mirror), KBENCH_HOME (kbench's data directory)\n"
+		"  KBENCH_MIRROR (Debian mirror), KBENCH_HOME (kbench's data directory),\n"
+		"  KBENCH_HISTORY (history database, default REPORTS/history.sqlite; off: none)\n"
 		"exit status: 0 ok, 1 an iteration failed, 2 bad input or harness error\n");
 }
 
@@ -184,6 +193,9 @@ static int cmd_run(int argc, char **argv)
 	if (parse_run_opts(argc, argv, &o, NULL) || check_memory(o.mem_mb))
 		return KB_EXIT_USAGE;
 	ret = run_bench(&o, &r);
+	/* a finished run goes into the history (docs/nightly.md) */
+	if (r.doc && history_record_default(o.reports, &r.doc, (const char *const[]){ r.dir }, 1))
+		ret = KB_EXIT_USAGE;
 	run_result_release(&r);
 	return ret;
 }
@@ -503,6 +515,7 @@ static const struct {
 	{ "build", cmd_fetch },
 	{ "compare", cmd_compare }, { "report", cmd_report }, { "regress", cmd_regress },
 	{ "campaign", cmd_campaign },
+	{ "nightly", cmd_nightly }, { "history", cmd_history }, { "merge", cmd_merge },
 };
 
 int main(int argc, char **argv)

@@ -1075,6 +1075,8 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 		sb_adds(sb, "<a href=\"#locks\">lock counters</a>");
 	if (c->nfail)
 		sb_adds(sb, "<a href=\"#failures\">failures</a>");
+	if (c->trends_html)
+		sb_adds(sb, "<a href=\"#trends\">trends</a>");
 	sb_adds(sb, "<a href=\"#env\">environment</a><a href=\"#method\">method</a></nav>");
 	warnings(sb, c);
 	seed_table(sb, c);
@@ -1085,6 +1087,8 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	latency(sb, c);
 	locks(sb, c);
 	failures(sb, c);
+	if (c->trends_html)
+		sb_adds(sb, c->trends_html);
 	environment(sb, c);
 	method(sb, c);
 	sb_adds(sb, "</main></body></html>\n");

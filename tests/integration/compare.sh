@@ -43,6 +43,9 @@ assert [r["variant"] for r in c["runs"]] == c["order"][0] + c["order"][1]
 assert all(r["exit"] == 0 for r in c["runs"])
 EOF
 [ -s "$d/report.html" ] && [ -s "$d/comparison.json" ] && ok "campaign wrote the report" || bad "no report"
+# the campaign's runs are recorded in the history
+expect_exit 0 env KBENCH_HISTORY="$tmp/r/history.sqlite" "$KB" history --suite smoke
+expect_out "^4 runs"
 
 # compare stored runs (files and run directories; runs of a variant pooled)
 expect_exit 0 "$KB" compare "$d/runs/r01-mainline-stock" "$d/runs/r02-mainline-stock/results.json" \

@@ -21,6 +21,9 @@ cat "$tmp/out"
 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt yes --min-ok 2 \
 	"$tmp/r/runs/rt/results.json" && ok "rt results valid" || bad "rt results"
 expect_exit 0 "$KB" validate "$tmp/r/runs/main" "$tmp/r/runs/rt"
+# every finished run is recorded in the history beside the reports
+expect_exit 0 env KBENCH_HISTORY="$tmp/r/history.sqlite" "$KB" history --suite smoke
+expect_out "^2 runs"
 # reports/latest follows the newest run; the summary is readable again
 [ "$(readlink "$tmp/r/latest")" = "runs/rt" ] && ok "latest points at the last run" || bad "latest link"
 expect_exit 0 "$KB" show "$tmp/r/latest"

@@ -1,0 +1,83 @@
+#!/bin/sh
+# `make nightly` end to end, twice in a row, on the stock Debian kernels
+# (mainline-stock and rt-stock, booted under QEMU): each night fetches
+# (from the cache), runs, records the history, judges and reports. The
+# second night is judged against the first and its report shows a
+# two-point trend for every metric, with no regression.
+#
+# To keep `make test` short the nights run the smoke suite with
+# --iterations 1 (4 boots in all, about 5 minutes under TCG). With one
+# value a side regress cannot test anything, so the second night's honest
+# verdict is "too noisy to decide" (exit 3) rather than 0; either is
+# accepted, a regression (1) or an error (2) is not. tests/integration/
+# nightly_regress.sh judges real differences on synthetic nights.
+. "$(dirname "$0")/../lib.sh"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
+py=/usr/bin/python3
+for v in mainline-stock rt-stock; do
+	"$KB" fetch "$v" >"$tmp/fetch-$v" 2>&1 || { cat "$tmp/fetch-$v"; skip "cannot fetch $v (no mirror?)"; }
+done
+unset KBENCH_HISTORY
+cat >"$tmp/nightly.ini" <<'INI'
+[nightly]
+suite = smoke
+; the cache is enough for a test: no look for newer packages
+refresh = no
+variants = mainline-stock rt-stock
+INI
+r="$tmp/r"
+# make exits 0 or 2 whatever the recipe's status; the status kbench nightly
+# gave is in make's "Error N" line (and in nightly.json)
+for n in 1 2; do
+	make -s -C "$top" nightly NIGHTLY_CONFIG="$tmp/nightly.ini" \
+		KB_ARGS="--iterations 1 --reports $r --night night$n" >"$tmp/night$n.log" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || rc=$(sed -En 's/^make(\[[0-9]+\])?: \*\*\* \[.*nightly\] Error ([0-9]+)$/\2/p' "$tmp/night$n.log")
+	echo "night $n: kbench nightly exit ${rc:-?}"
+	case "$n:$rc" in
+	1:0) ok "night 1: exit 0 (nothing to compare with yet)" ;;
+	2:0|2:3) ok "night 2: exit $rc (no regression)" ;;
+	*) bad "night $n: exit $rc"; cat "$tmp/night$n.log" ;;
+	esac
+done
+cp "$tmp/night2.log" "$tmp/out"
+expect_out "mainline-stock against the last-good night night1"
+expect_out "rt-stock against the last-good night night1"
+expect_out "trends: [0-9]* series over up to 2 nights"
+d="$r/nightly/night2"
+for v in mainline-stock rt-stock; do
+	x="$d/junit/$v-vs-last-good.xml"
+	[ -s "$x" ] && grep -q '<testsuites name="kbench regress" tests="[1-9][0-9]*" failures="0"' "$x" &&
+		ok "$v: JUnit with no failure" || { bad "$v JUnit"; cat "$x"; }
+done
+$py - "$d/nightly.json" "$r/nightly/night1/nightly.json" <<'PY' && ok "night 2: judged against night 1, two-point trends" || bad "nightly.json"
+import json, sys
+d = json.load(open(sys.argv[1])); d1 = json.load(open(sys.argv[2]))
+assert d1["exit"] == 0 and d1["last_good_night"] == {"mainline-stock": None, "rt-stock": None}
+assert d["last_good_night"] == {"mainline-stock": "night1", "rt-stock": "night1"} and d["exit"] in (0, 3), d["exit"]
+assert [r["variant"] for r in d["runs"]] == ["mainline-stock", "rt-stock"]
+assert all(r["exit"] == 0 for r in d["runs"])
+assert all(c["exit"] in (0, 3) and not c["failures"] for c in d["comparisons"])
+series = d["trends"]["series"]
+keys = {(s["variant"], s["label"], s["metric"]) for s in series}
+for v in ("mainline-stock", "rt-stock"):
+    for need in [("hackbench", "time"), ("dbench", "throughput"), ("cyclictest", "lat_max")]:
+        assert (v,) + need in keys, (v, need)
+for s in series:
+    assert [p["night"] for p in s["points"]] == ["night1", "night2"], (s["variant"], s["metric"], s["points"])
+    assert all(p["mean"] is not None and p["mean"] >= 0 for p in s["points"])
+assert d["trends"]["method"].startswith("E-divisive means")
+PY
+html="$d/report.html"
+grep -q 'id="trends"' "$html" && ok "report.html has the trend section" || bad "no trend section"
+n2=$(grep -o '<svg class="trend" data-points="2"' "$html" | wc -l)
+other=$(grep -o '<svg class="trend" data-points="[013-9]' "$html" | wc -l)
+[ "$n2" -gt 10 ] && [ "$other" = 0 ] && ok "$n2 trend charts, each with two nights" ||
+	bad "trend charts: $n2 with 2 points, $other others"
+grep -q 'E-divisive means (Matteson &amp; James 2014' "$html" && ok "the method is named" || bad "method not named"
+grep -qi '<script' "$html" && bad "report.html has a script" || ok "no script"
+expect_exit 0 env KBENCH_HISTORY="$r/history.sqlite" "$KB" history nights
+expect_out "^night2 .* mainline-stock rt-stock"
+expect_exit 0 env KBENCH_HISTORY="$r/history.sqlite" "$KB" history --metric hackbench.time --variant rt-stock
+expect_out "^2 runs"
+finish
