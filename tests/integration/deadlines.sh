@@ -20,7 +20,7 @@ for it in its:
     assert "console_tail" in it
 assert d["status"] == "partial", d["status"]
 PY
-pgrep -f "agent.sock" >/dev/null && bad "QEMU left running" || ok "no QEMU left"
+pgrep -f "qemu-system-x86_64.*$tmp" >/dev/null && bad "QEMU left running" || ok "no QEMU left"
 
 # 2. a workload that overruns its deadline; the next workload still runs
 cat >"$tmp/slow.ini" <<'INI'
@@ -44,5 +44,5 @@ assert w["dbench"]["status"] == "timeout", w["dbench"]
 assert w["dbench"]["wall_s"] < 30, w["dbench"]["wall_s"]
 assert w["hackbench"]["status"] == "ok", w["hackbench"]
 PY
-pgrep -f "agent.sock" >/dev/null && bad "QEMU left running" || ok "no QEMU left"
+pgrep -f "qemu-system-x86_64.*$tmp" >/dev/null && bad "QEMU left running" || ok "no QEMU left"
 finish
