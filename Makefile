@@ -114,7 +114,8 @@ $(O)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEFS) -c -o $@ $<
 
-$(O)/fuzz/bin/%: fuzz/main.c $(FUZZ_OBJ)
+# a static pattern: build/fuzz/bin/x.d (from -MMD) is not a target to make
+$(FUZZ_BINS): $(O)/fuzz/bin/%: fuzz/main.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIBS)
 
