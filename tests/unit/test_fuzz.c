@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../fuzz/targets.h"
+#include "../../harness/guest.h"
 #include "../../harness/util.h"
 
 #ifndef KB_SRCDIR
@@ -85,11 +86,49 @@ static void test_tiny_inputs(void **state)
 	}
 }
 
+/* One agent line: exactly one JSON object with a string op, else a reason
+ * that quotes the line printably. */
+static void test_proto_line(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *why; /* NULL: accepted */
+	} cases[] = {
+		{ "{\"op\":\"result\",\"id\":3}", NULL },
+		{ "{\"op\":\"hello\",\"proto\":1} \r", NULL },
+		{ "{\"op\":\"hello\"} {\"op\":\"x\"}", "bytes after its JSON object" },
+		{ "{\"op\":\"hello\"}junk", "bytes after its JSON object" },
+		{ "[{\"op\":\"hello\"}]", "not a JSON object: '[{\"op\":\"hello\"}]'" },
+		{ "{\"op\":\"hel", "not a JSON object" },
+		{ "{\"id\":1}", "without op" },
+		{ "{\"op\":7}", "without op" },
+		{ "\x01\x7f\xff{", "not a JSON object: '???{'" },
+		{ "", "not a JSON object" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_object *o = (json_object *)1;
+		char err[256] = "";
+		int r = proto_parse_line(cases[i].line, strlen(cases[i].line), &o, err, sizeof(err));
+		if (!cases[i].why) {
+			assert_int_equal(r, 0);
+			assert_non_null(o);
+			json_object_put(o);
+		} else {
+			assert_int_equal(r, -1);
+			assert_null(o);
+			if (!strstr(err, cases[i].why))
+				fail_msg("'%s': '%s' lacks '%s'", cases[i].line, err, cases[i].why);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_tiny_inputs),
+		cmocka_unit_test(test_proto_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
