@@ -85,6 +85,27 @@ static int set_params(const struct workload_ops *w, void *params, const uint8_t 
 	return 0;
 }
 
+/* The value of metric NAME, which must be there. */
+static double metric(const struct metric_set *ms, const char *name)
+{
+	const struct metric *m = metric_set_get(ms, name);
+	FUZZ_ASSERT(m != NULL);
+	return m->value;
+}
+
+/* What accepted cyclictest output must give: min <= avg <= max, and
+ * percentiles rising from min to max (overflows count at max). */
+static void check_latencies(const struct metric_set *ms)
+{
+	static const char *const rising[] = {
+		"lat_min", "lat_p50", "lat_p90", "lat_p99", "lat_p99_9", "lat_p99_99", "lat_max",
+	};
+	for (size_t i = 1; i < sizeof(rising) / sizeof(rising[0]); i++)
+		FUZZ_ASSERT(metric(ms, rising[i - 1]) <= metric(ms, rising[i]));
+	FUZZ_ASSERT(metric(ms, "lat_min") <= metric(ms, "lat_avg"));
+	FUZZ_ASSERT(metric(ms, "lat_avg") <= metric(ms, "lat_max"));
+}
+
 /* Parse as workload W; check what the parser promises either way. */
 static int fuzz_workload(const char *name, const uint8_t *data, size_t size)
 {
@@ -113,6 +134,8 @@ static int fuzz_workload(const char *name, const uint8_t *data, size_t size)
 			FUZZ_ASSERT(isfinite(ms.v[i].value) && ms.v[i].value >= 0);
 		if (ms.extra)
 			FUZZ_ASSERT(json_object_to_json_string(ms.extra) != NULL);
+		if (!strcmp(name, "cyclictest"))
+			check_latencies(&ms);
 	}
 out:
 	metric_set_release(&ms);
