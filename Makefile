@@ -8,6 +8,7 @@
 #   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
 #   make kernel-check  lockdep + locktorture on the patched RT kernel
 #   make kbuild-bench  kernel compile in the guest vs natively (emulation cost)
+#   make fuzz       every parser under libFuzzer, FUZZ_SECONDS each (clang)
 
 CC      ?= gcc
 O       ?= build
@@ -105,6 +106,48 @@ clean:
 	rm -rf $(O) kbench
 
 .PHONY: all deps bench overhead kernel kernel-check kernel-bench kbuild-bench unit test clean
+
+# Fuzzing (issue 5): one libFuzzer binary per parser of untrusted input
+# (fuzz/targets.c), built with Debian's clang (`sh harness/deps.sh fuzz`).
+#   make fuzz          FUZZ_SECONDS=60 per target [FUZZ_TARGETS="proto config"]
+#   make fuzz-regress  replay fuzz/corpus and tests/fixtures/fuzz (seconds)
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES    = hackbench dbench cyclictest kbuild lock_stats proto config results trouble
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP $(FUZZ_SAN)
+FUZZ_OBJ      = $(LIB_SRC:%.c=$(O)/fuzz/obj/%.o) $(O)/fuzz/obj/fuzz/targets.o
+FUZZ_BINS     = $(FUZZ_NAMES:%=$(O)/fuzz/bin/%)
+
+$(O)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEFS) -c -o $@ $<
+
+# a static pattern: build/fuzz/bin/x.d (from -MMD) is not a target to make
+$(FUZZ_BINS): $(O)/fuzz/bin/%: fuzz/main.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz:
+	@sh harness/deps.sh fuzz
+	@$(MAKE) -s fuzz-build
+	@sh fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-regress:
+	@if sh fuzz/run.sh have-clang $(FUZZ_CC); then \
+		$(MAKE) -s fuzz-build && sh fuzz/run.sh regress 0 $(FUZZ_NAMES); \
+	else \
+		echo "fuzz-regress: SKIP: no $(FUZZ_CC) with libFuzzer (sh harness/deps.sh fuzz);" \
+		     "test_fuzz replays the same inputs in the gcc builds"; \
+	fi
+
+# the gcc-built replay of the corpora and crash fixtures
+$(O)/tests/test_fuzz $(O)/tests-san/test_fuzz: fuzz/targets.c
+
+.PHONY: fuzz fuzz-build fuzz-regress
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 

@@ -208,6 +208,40 @@ static int suite_handler(void *user, const char *section, const char *name, cons
 	return 1;
 }
 
+/*
+ * inih reads a line into INI_MAX_LINE bytes and takes the rest of a longer
+ * one as the next line: "description = <185 x>iterations = 7" would set
+ * iterations, and every later line number would be off. Refuse such lines,
+ * and NUL bytes (which hide a line's length), before inih sees the file.
+ */
+#define KB_INI_LINE_MAX (INI_MAX_LINE - 2) /* characters, without the newline */
+
+static int check_lines(FILE *f, const char *kind, const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, ret = 0;
+
+	while ((len = getline(&line, &cap, f)) > 0) {
+		n++;
+		if (memchr(line, '\0', (size_t)len)) {
+			ret = error("%s '%s' line %d: NUL byte (not a text file)", kind, path, n);
+			break;
+		}
+		if (line[len - 1] == '\n')
+			len--;
+		if (len > KB_INI_LINE_MAX) {
+			ret = error("%s '%s' line %d: longer than %d characters", kind, path, n,
+				    KB_INI_LINE_MAX);
+			break;
+		}
+	}
+	free(line);
+	rewind(f);
+	return ret;
+}
+
 /* inih reports keys, not section headers: check every [section] here so
  * an unknown or empty one is named at its own line. */
 static int check_sections(FILE *f, const char *path)
@@ -267,7 +301,7 @@ int suite_load(const char *name, int vcpus, struct suite *s)
 		free(names);
 		return -1;
 	}
-	if (check_sections(f, s->path)) {
+	if (check_lines(f, "suite", s->path) || check_sections(f, s->path)) {
 		fclose(f);
 		goto fail;
 	}
@@ -405,6 +439,10 @@ int variant_load(const char *name, struct variant *v)
 		char *names = variant_names();
 		error("unknown kernel variant '%s' (known variants: %s)", name, names);
 		free(names);
+		return -1;
+	}
+	if (check_lines(f, "variant", v->path)) {
+		fclose(f);
 		return -1;
 	}
 	line = ini_parse_file(f, variant_handler, &c);

@@ -2,6 +2,7 @@
 # Install the Debian packages kbench needs, only those missing.
 # Called by `make deps` (and so by `make bench` and `make test`).
 # The last line is what building kernel variants from source needs.
+# `deps.sh test` and `deps.sh fuzz` add the packages of those targets.
 set -eu
 pkgs="build-essential qemu-system-x86 dbench rt-tests busybox-static
 libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev libsqlite3-dev
@@ -11,6 +12,10 @@ flex bison bc libelf-dev patch ccache qemu-utils"
 # `deps.sh test`: also what the tests use to check kbench's output
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libxml2-utils python3-pil chromium yamllint python3-yaml sqlite3"
+fi
+# `deps.sh fuzz`: Debian's clang with libFuzzer, for `make fuzz` only
+if [ "${1:-}" = fuzz ]; then
+	pkgs="$pkgs clang-14 libclang-rt-14-dev"
 fi
 missing=""
 for p in $pkgs; do

@@ -111,6 +111,58 @@ static int read_line(struct guest *g, double deadline, struct strbuf *line)
 	}
 }
 
+/* Up to 60 bytes of BUF for a message, anything unprintable as '?'. */
+static void show_bytes(char *out, size_t outlen, const char *buf, size_t len)
+{
+	size_t n = len < 60 ? len : 60, i;
+	if (!outlen)
+		return;
+	if (n > outlen - 1)
+		n = outlen - 1;
+	for (i = 0; i < n; i++)
+		out[i] = buf[i] >= 0x20 && buf[i] < 0x7f ? buf[i] : '?';
+	out[i] = '\0';
+}
+
+int proto_parse_line(const char *buf, size_t len, json_object **out, char *err, size_t errlen)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = NULL, *v;
+	char show[64];
+	size_t end;
+	int ret = -1;
+
+	*out = NULL;
+	show_bytes(show, sizeof(show), buf, len);
+	if (len > KB_PROTO_MAX_LINE) {
+		snprintf(err, errlen, "the agent sent a line longer than %u bytes", KB_PROTO_MAX_LINE);
+		goto out;
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (json_tokener_get_error(tok) != json_tokener_success || !o ||
+	    !json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "the agent sent a line that is not a JSON object: '%s'", show);
+		goto out;
+	}
+	/* one object per line: nothing but white space after it */
+	for (end = json_tokener_get_parse_end(tok); end < len; end++)
+		if (buf[end] != ' ' && buf[end] != '\t' && buf[end] != '\r') {
+			snprintf(err, errlen, "the agent sent bytes after its JSON object: '%s'", show);
+			goto out;
+		}
+	if (!json_object_object_get_ex(o, "op", &v) || !json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "the agent sent a message without op");
+		goto out;
+	}
+	*out = o;
+	o = NULL;
+	ret = 0;
+out:
+	json_object_put(o);
+	json_tokener_free(tok);
+	return ret;
+}
+
 /* Wait for a message with op WANT_OP (and id WANT_ID if > 0). */
 static int wait_msg(struct guest *g, const char *want_op, int want_id, double timeout_s,
 		    json_object **resp)
@@ -121,7 +173,6 @@ static int wait_msg(struct guest *g, const char *want_op, int want_id, double ti
 	g->timed_out = 0;
 	for (;;) {
 		json_object *o, *v;
-		json_tokener *tok;
 		int r = read_line(g, deadline, &line);
 		if (r == 0) {
 			g->timed_out = 1;
@@ -130,21 +181,9 @@ static int wait_msg(struct guest *g, const char *want_op, int want_id, double ti
 		}
 		if (r < 0)
 			break;
-		tok = json_tokener_new();
-		o = json_tokener_parse_ex(tok, line.buf, (int)line.len);
-		if (json_tokener_get_error(tok) != json_tokener_success || !o ||
-		    !json_object_is_type(o, json_type_object)) {
-			json_tokener_free(tok);
-			json_object_put(o);
-			gerr(g, "the agent sent a line that is not a JSON object: '%.80s'", line.buf);
+		if (proto_parse_line(line.buf ? line.buf : "", line.len, &o, g->err, sizeof(g->err)))
 			break;
-		}
-		json_tokener_free(tok);
-		if (!json_object_object_get_ex(o, "op", &v) || !json_object_is_type(v, json_type_string)) {
-			json_object_put(o);
-			gerr(g, "the agent sent a message without op");
-			break;
-		}
+		v = json_object_object_get(o, "op");
 		if (strcmp(json_object_get_string(v), want_op)) {
 			json_object_put(o); /* stale or unrelated: skip */
 			continue;

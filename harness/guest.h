@@ -69,6 +69,13 @@ int guest_call(struct guest *g, json_object *req, double timeout_s, json_object 
 int guest_shutdown(struct guest *g, double timeout_s);
 void guest_release(struct guest *g);
 
+/*
+ * Parse one line the agent sent (LEN bytes, without its '\n'; untrusted):
+ * exactly one JSON object with a string "op". Returns 0 with the object in
+ * *OUT (owned by the caller), or -1 with a reason in ERR.
+ */
+int proto_parse_line(const char *buf, size_t len, json_object **out, char *err, size_t errlen);
+
 /* Probe whether KVM really boots (cached for a day); AUTO resolves here.
  * A line saying which accelerator runs is printed. */
 enum accel accel_resolve(enum accel want, const struct boot_params *probe);

@@ -335,36 +335,55 @@ int results_validate(json_object *doc, char *err, size_t len)
 	return 0;
 }
 
-json_object *results_load(const char *path)
+json_object *results_parse(const char *buf, size_t len, const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	json_tokener *tok;
+	json_tokener *tok = json_tokener_new();
 	json_object *doc;
 	char err[512] = "";
+	size_t end;
 
-	if (read_file(path, &sb, 256u << 20)) {
-		sb_release(&sb);
-		return NULL;
-	}
-	tok = json_tokener_new();
-	doc = json_tokener_parse_ex(tok, sb.buf ? sb.buf : "", (int)sb.len);
+	doc = json_tokener_parse_ex(tok, buf, (int)len);
+	end = json_tokener_get_parse_end(tok);
 	if (json_tokener_get_error(tok) != json_tokener_success || !doc) {
 		/* find the line of the byte offset where parsing stopped */
-		size_t off = json_tokener_get_parse_end(tok);
 		int line = 1;
-		for (size_t i = 0; i < off && i < sb.len; i++)
-			line += sb.buf[i] == '\n';
-		error("'%s' line %d: not valid JSON (%s)%s", path, line,
+		for (size_t i = 0; i < end && i < len; i++)
+			line += buf[i] == '\n';
+		error("'%s' line %d: not valid JSON (%s)%s", name, line,
 		      json_tokener_error_desc(json_tokener_get_error(tok)),
 		      json_tokener_get_error(tok) == json_tokener_continue ? ": the file is truncated" : "");
 		json_object_put(doc);
 		doc = NULL;
+		goto out;
+	}
+	/* one document: only white space may follow it */
+	while (end < len && (buf[end] == ' ' || buf[end] == '\t' || buf[end] == '\n' ||
+			     buf[end] == '\r'))
+		end++;
+	if (end < len) {
+		int line = 1;
+		for (size_t i = 0; i < end; i++)
+			line += buf[i] == '\n';
+		error("'%s' line %d: data after the JSON document", name, line);
+		json_object_put(doc);
+		doc = NULL;
 	} else if (results_validate(doc, err, sizeof(err))) {
-		error("'%s': %s", path, err);
+		error("'%s': %s", name, err);
 		json_object_put(doc);
 		doc = NULL;
 	}
+out:
 	json_tokener_free(tok);
+	return doc;
+}
+
+json_object *results_load(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_object *doc = NULL;
+
+	if (read_file(path, &sb, 256u << 20) == 0)
+		doc = results_parse(sb.buf ? sb.buf : "", sb.len, path);
 	sb_release(&sb);
 	return doc;
 }

@@ -16,6 +16,9 @@ void results_summarize(json_object *doc);
 void stats_describe(const double *in, size_t n, json_object *out);
 /* Check DOC against the schema; reason into ERR. */
 int results_validate(json_object *doc, char *err, size_t len);
+/* Parse and validate LEN bytes of BUF (untrusted) as a results document;
+ * errors name NAME, the line and the reason. NULL when rejected. */
+json_object *results_parse(const char *buf, size_t len, const char *name);
 /* Read, parse and validate PATH; errors name file, line and reason. */
 json_object *results_load(const char *path);
 

@@ -38,11 +38,19 @@ expect_out "s7.ini' line 4: unknown workload \[warp-drive\]"
 printf '[suite]\nname = bad\niterations = many\n[hackbench]\n' >"$tmp/s6.ini"
 expect_exit 2 "$KB" run --suite "$tmp/s6.ini" --reports "$tmp/r"
 expect_out "line 3: expected an integer for 'iterations', got 'many'"
+# a line inih would split in two ("iterations = 7" hidden at its end)
+long=$(printf '%0185d' 0)
+printf '[suite]\nname = bad\ndescription = %siterations = 7\n[hackbench]\n' "$long" >"$tmp/s8.ini"
+expect_exit 2 "$KB" run --suite "$tmp/s8.ini" --reports "$tmp/r"
+expect_out "s8.ini' line 3: longer than 198 characters"
 
 # malformed variant
 printf '[variant]\nname = x\nsource = floppy\n' >"$tmp/v1.ini"
 expect_exit 2 "$KB" run --kernel "$tmp/v1.ini" --reports "$tmp/r"
 expect_out "v1.ini' line 3: 'source' must be one of debian-image"
+printf '[variant]\nname = x\ncmdline = %spatches = evil.patch\n' "$long" >"$tmp/v2.ini"
+expect_exit 2 "$KB" run --kernel "$tmp/v2.ini" --reports "$tmp/r"
+expect_out "v2.ini' line 3: longer than 198 characters"
 
 # nothing was written for any of the bad runs
 if [ -e "$tmp/r" ] && [ -n "$(ls -A "$tmp/r" 2>/dev/null)" ]; then bad "bad input wrote results"; else ok "no results written"; fi
@@ -57,4 +65,7 @@ expect_out "not a kbench results file"
 printf '{"schema": "kbench-results", "schema_version": 99}\n' >"$tmp/future.json"
 expect_exit 2 "$KB" validate "$tmp/future.json"
 expect_out "schema version 99, this kbench reads 1"
+printf '{"schema": "kbench-results"}\n{"schema": "kbench-results"}\n' >"$tmp/two.json"
+expect_exit 2 "$KB" validate "$tmp/two.json"
+expect_out "two.json' line 2: data after the JSON document"
 finish

@@ -1,0 +1,301 @@
+/* targets.c - one fuzz target per parser of untrusted input (targets.h):
+ * workload outputs, the reference patch's lock counters, lines from the
+ * guest agent, suite and variant files, and stored results.json files
+ * (loaded, then compared and rendered as the report would be). */
+#include "targets.h"
+#include "../workloads/workload.h"
+#include "../harness/compare.h"
+#include "../harness/config.h"
+#include "../harness/guest.h"
+#include "../harness/report.h"
+#include "../harness/results.h"
+#include "../harness/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A broken contract: say which, then crash so the fuzzer keeps the input. */
+#define FUZZ_ASSERT(cond)                                                             \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			fprintf(stderr, "fuzz: %s:%d: contract broken: %s\n", __FILE__, \
+				__LINE__, #cond);                                     \
+			abort();                                                      \
+		}                                                                     \
+	} while (0)
+
+void fuzz_init(void)
+{
+	kb_quiet = 1;
+}
+
+/* A reason for a message: not empty, no control bytes but tabs. */
+static int reason_ok(const char *msg)
+{
+	if (!*msg)
+		return 0;
+	for (; *msg; msg++)
+		if ((unsigned char)*msg < 0x20 && *msg != '\t')
+			return 0;
+	return 1;
+}
+
+/* ---- workload outputs ---- */
+
+/*
+ * "@ key=value ...\n" as the first line sets the workload's parameters
+ * through its option table (and its check); the rest is the output.
+ * Without it, the parameters are the defaults for 2 vCPUs. Returns -1
+ * when the line does not describe a run kbench could ask for.
+ */
+static int set_params(const struct workload_ops *w, void *params, const uint8_t **data,
+		      size_t *size)
+{
+	const uint8_t *nl;
+	char line[512], err[300], *save = NULL;
+	size_t n;
+
+	w->defaults(params, 2);
+	if (*size < 2 || (*data)[0] != '@' || (*data)[1] != ' ')
+		return 0;
+	nl = memchr(*data, '\n', *size);
+	n = nl ? (size_t)(nl - *data) : 0;
+	if (!nl || n >= sizeof(line) || memchr(*data, '\0', n))
+		return -1;
+	memcpy(line, *data + 2, n - 2);
+	line[n - 2] = '\0';
+	for (char *kv = strtok_r(line, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(kv, '=');
+		const struct opt_def *d;
+		if (!eq)
+			return -1;
+		*eq = '\0';
+		d = opt_find(w->opts, kv);
+		if (!d || opt_set(params, d, eq + 1, err, sizeof(err)))
+			return -1;
+	}
+	if (w->check && w->check(params, err, sizeof(err)))
+		return -1;
+	*data = nl + 1;
+	*size -= n + 1;
+	return 0;
+}
+
+/* The value of metric NAME, which must be there. */
+static double metric(const struct metric_set *ms, const char *name)
+{
+	const struct metric *m = metric_set_get(ms, name);
+	FUZZ_ASSERT(m != NULL);
+	return m->value;
+}
+
+/* What accepted cyclictest output must give: min <= avg <= max, and
+ * percentiles rising from min to max (overflows count at max). */
+static void check_latencies(const struct metric_set *ms)
+{
+	static const char *const rising[] = {
+		"lat_min", "lat_p50", "lat_p90", "lat_p99", "lat_p99_9", "lat_p99_99", "lat_max",
+	};
+	for (size_t i = 1; i < sizeof(rising) / sizeof(rising[0]); i++)
+		FUZZ_ASSERT(metric(ms, rising[i - 1]) <= metric(ms, rising[i]));
+	FUZZ_ASSERT(metric(ms, "lat_min") <= metric(ms, "lat_avg"));
+	FUZZ_ASSERT(metric(ms, "lat_avg") <= metric(ms, "lat_max"));
+}
+
+/* Parse as workload W; check what the parser promises either way. */
+static int fuzz_workload(const char *name, const uint8_t *data, size_t size)
+{
+	const struct workload_ops *w = workload_find(name);
+	void *params = xcalloc(1, w->params_size);
+	struct metric_set ms = METRIC_SET_INIT;
+	struct parse_error perr = { 0, "" };
+	char *buf = NULL;
+	size_t lines = 0;
+
+	if (set_params(w, params, &data, &size))
+		goto out;
+	/* exactly SIZE bytes, no terminator: ASan sees any read past the end */
+	buf = xmalloc(size ? size : 1);
+	if (size)
+		memcpy(buf, data, size);
+	for (size_t i = 0; i < size; i++)
+		lines += buf[i] == '\n';
+	if (w->parse(params, buf, size, &ms, &perr)) {
+		FUZZ_ASSERT(reason_ok(perr.msg));
+		FUZZ_ASSERT(perr.line >= 0 && (size_t)perr.line <= lines + 1);
+		FUZZ_ASSERT(ms.n == 0);
+	} else {
+		FUZZ_ASSERT(ms.n > 0);
+		for (size_t i = 0; i < ms.n; i++)
+			FUZZ_ASSERT(isfinite(ms.v[i].value) && ms.v[i].value >= 0);
+		if (ms.extra)
+			FUZZ_ASSERT(json_object_to_json_string(ms.extra) != NULL);
+		if (!strcmp(name, "cyclictest"))
+			check_latencies(&ms);
+	}
+out:
+	metric_set_release(&ms);
+	free(buf);
+	free(params);
+	return 0;
+}
+
+static int fuzz_hackbench(const uint8_t *data, size_t size)
+{
+	return fuzz_workload("hackbench", data, size);
+}
+
+static int fuzz_dbench(const uint8_t *data, size_t size)
+{
+	return fuzz_workload("dbench", data, size);
+}
+
+static int fuzz_cyclictest(const uint8_t *data, size_t size)
+{
+	return fuzz_workload("cyclictest", data, size);
+}
+
+/* ---- lock counters (a string the agent read from debugfs) ---- */
+
+static int fuzz_lock_stats(const uint8_t *data, size_t size)
+{
+	char *text = xmalloc(size + 1);
+	json_object *o;
+
+	memcpy(text, data, size);
+	text[size] = '\0';
+	o = parse_lock_stats(text);
+	if (o) {
+		FUZZ_ASSERT(json_object_is_type(o, json_type_object));
+		FUZZ_ASSERT(json_object_object_length(o) <= 256);
+		json_object_object_foreach(o, k, v) {
+			FUZZ_ASSERT(*k && strlen(k) < 64 &&
+				    strspn(k, "abcdefghijklmnopqrstuvwxyz_.") == strlen(k));
+			FUZZ_ASSERT(json_object_is_type(v, json_type_int) &&
+				    json_object_get_int64(v) >= 0);
+		}
+	}
+	json_object_put(o);
+	free(text);
+	return 0;
+}
+
+/* ---- one line from the guest agent ---- */
+
+static int fuzz_proto(const uint8_t *data, size_t size)
+{
+	char *buf = xmalloc(size ? size : 1), err[512] = "";
+	json_object *o = NULL, *v;
+
+	if (size)
+		memcpy(buf, data, size);
+	if (proto_parse_line(buf, size, &o, err, sizeof(err))) {
+		FUZZ_ASSERT(!o && reason_ok(err));
+	} else {
+		FUZZ_ASSERT(o && json_object_is_type(o, json_type_object));
+		FUZZ_ASSERT(json_object_object_get_ex(o, "op", &v) &&
+			    json_object_is_type(v, json_type_string));
+	}
+	json_object_put(o);
+	free(buf);
+	return 0;
+}
+
+/* ---- suite and variant files ---- */
+
+/*
+ * The loaders read files by path: hand them an in-memory file. Every input
+ * goes through both, suites and variants (a variant file is a bad suite
+ * and the other way round, both worth trying).
+ */
+static int fuzz_config(const uint8_t *data, size_t size)
+{
+	char path[64];
+	struct suite s;
+	struct variant v;
+	int fd = memfd_create("fuzz.ini", MFD_CLOEXEC);
+
+	FUZZ_ASSERT(fd >= 0);
+	FUZZ_ASSERT(write(fd, data, size) == (ssize_t)size);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (suite_load(path, 2, &s) == 0) {
+		FUZZ_ASSERT(s.name[0] && s.n > 0 && s.iterations >= 1);
+		for (size_t i = 0; i < s.n; i++) {
+			char err[300];
+			FUZZ_ASSERT(s.w[i].ops && s.w[i].params);
+			FUZZ_ASSERT(!s.w[i].ops->check ||
+				    !s.w[i].ops->check(s.w[i].params, err, sizeof(err)));
+		}
+		suite_release(&s);
+	}
+	if (variant_load(path, &v) == 0)
+		FUZZ_ASSERT(v.name[0]);
+	close(fd);
+	return 0;
+}
+
+/* ---- stored results ---- */
+
+/*
+ * Load as results.json; when accepted, compare it with itself (baseline
+ * against current), as `kbench compare` would, and render the report.
+ */
+static int fuzz_results(const uint8_t *data, size_t size)
+{
+	char *buf = xmalloc(size ? size : 1);
+	struct cmp_input inputs[2] = { { 0 } };
+	struct cmp_inputs in = { inputs, 2 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct strbuf html = STRBUF_INIT;
+	json_object *doc, *cj;
+
+	if (size)
+		memcpy(buf, data, size);
+	doc = results_parse(buf, size, "fuzz.json");
+	if (!doc)
+		goto out;
+	inputs[0] = (struct cmp_input){ "a/results.json", "baseline", doc };
+	inputs[1] = (struct cmp_input){ "b/results.json", "current", doc };
+	cmp_opts_init(&o);
+	o.reps = 20;
+	if (comparison_build(&c, &in, &o) == 0) {
+		cj = comparison_to_json(&c);
+		FUZZ_ASSERT(json_object_to_json_string(cj) != NULL);
+		json_object_put(cj);
+		report_html(&c, &html);
+		FUZZ_ASSERT(html.len > 0);
+		comparison_release(&c);
+	} else {
+		comparison_release(&c);
+	}
+	cmp_opts_release(&o);
+	json_object_put(doc);
+out:
+	sb_release(&html);
+	free(buf);
+	return 0;
+}
+
+const struct fuzz_target fuzz_targets[] = {
+	{ "hackbench", fuzz_hackbench },
+	{ "dbench", fuzz_dbench },
+	{ "cyclictest", fuzz_cyclictest },
+	{ "lock_stats", fuzz_lock_stats },
+	{ "proto", fuzz_proto },
+	{ "config", fuzz_config },
+	{ "results", fuzz_results },
+	{ NULL, NULL },
+};
+
+const struct fuzz_target *fuzz_target_find(const char *name)
+{
+	for (const struct fuzz_target *t = fuzz_targets; t->name; t++)
+		if (!strcmp(t->name, name))
+			return t;
+	return NULL;
+}
