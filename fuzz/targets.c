@@ -10,6 +10,7 @@
 #include "../harness/report.h"
 #include "../harness/results.h"
 #include "../harness/run.h"
+#include "../harness/trouble.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -129,7 +130,9 @@ static int fuzz_workload(const char *name, const uint8_t *data, size_t size)
 		FUZZ_ASSERT(perr.line >= 0 && (size_t)perr.line <= lines + 1);
 		FUZZ_ASSERT(ms.n == 0);
 	} else {
-		FUZZ_ASSERT(ms.n > 0);
+		/* kbuild's metrics are the agent's times: its parse checks and
+		 * counts, into extra */
+		FUZZ_ASSERT(ms.n > 0 || (!strcmp(name, "kbuild") && ms.extra));
 		for (size_t i = 0; i < ms.n; i++)
 			FUZZ_ASSERT(isfinite(ms.v[i].value) && ms.v[i].value >= 0);
 		if (ms.extra)
@@ -157,6 +160,40 @@ static int fuzz_dbench(const uint8_t *data, size_t size)
 static int fuzz_cyclictest(const uint8_t *data, size_t size)
 {
 	return fuzz_workload("cyclictest", data, size);
+}
+
+static int fuzz_kbuild(const uint8_t *data, size_t size)
+{
+	return fuzz_workload("kbuild", data, size);
+}
+
+/* ---- console logs scanned for kernel trouble (trouble.c) ---- */
+
+static int fuzz_trouble(const uint8_t *data, size_t size)
+{
+	char *buf = xmalloc(size ? size : 1);
+	json_object *t;
+	if (size)
+		memcpy(buf, data, size);
+	t = trouble_scan(buf, size);
+	if (t) {
+		size_t n = json_object_array_length(t);
+		char kinds[200];
+		FUZZ_ASSERT(n > 0 && n <= TROUBLE_MAX);
+		for (size_t i = 0; i < n; i++) {
+			json_object *f = json_object_array_get_idx(t, i);
+			const char *ex = json_object_get_string(json_object_object_get(f, "excerpt"));
+			FUZZ_ASSERT(json_object_get_int(json_object_object_get(f, "line")) >= 1);
+			/* excerpts are printable: they go to terminals and HTML */
+			for (; ex && *ex; ex++)
+				FUZZ_ASSERT(*ex == '\n' || (unsigned char)*ex >= 0x20);
+		}
+		trouble_kinds(t, kinds, sizeof(kinds));
+		FUZZ_ASSERT(kinds[0] != '\0');
+	}
+	json_object_put(t);
+	free(buf);
+	return 0;
 }
 
 /* ---- lock counters (a string the agent read from debugfs) ---- */
@@ -285,6 +322,8 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "hackbench", fuzz_hackbench },
 	{ "dbench", fuzz_dbench },
 	{ "cyclictest", fuzz_cyclictest },
+	{ "kbuild", fuzz_kbuild },
+	{ "trouble", fuzz_trouble },
 	{ "lock_stats", fuzz_lock_stats },
 	{ "proto", fuzz_proto },
 	{ "config", fuzz_config },
