@@ -827,7 +827,7 @@ resumed:
 		for (size_t i = 0; i < kernels.n && !kb_interrupted; i++) {
 			int rc = campaign_run(&cp, &ro, kernels.v[order[i]], warm ? round + warmup : round,
 					      warm ? warmup : iterations, warm, (int)i + 1, (int)kernels.n);
-			if (rc == KB_EXIT_USAGE) {
+			if (rc == KB_EXIT_USAGE && !kb_interrupted) {
 				error("campaign stopped: %s could not run (see above)", kernels.v[order[i]]);
 				stop = 1;
 				ret = KB_EXIT_USAGE;

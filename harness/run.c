@@ -1159,6 +1159,12 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	res->doc = doc;
 	doc = NULL;
 out:
+	if (kb_interrupted && ret == KB_EXIT_USAGE) {
+		/* a step that failed because Ctrl-C or SIGTERM killed its
+		 * child is an interruption, not bad input: exit as one */
+		info("kbench: interrupted before the run could start");
+		ret = KB_EXIT_FAILED;
+	}
 	if (workdir[0])
 		rm_rf(workdir);
 	json_object_put(old);
