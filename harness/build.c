@@ -32,46 +32,8 @@
 #define BUILD_FORMAT "kbench-build 1"
 #define BUILD_TIMEOUT_S (4 * 3600.0)
 
-static int step_fail(const char *step, const char *log, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define step_fail(step, log, ...) step_failed("kernel build", step, log, __VA_ARGS__)
 
-static int step_fail(const char *step, const char *log, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[1024];
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (log && *log) {
-		char *tail = file_tail(log, 15);
-		error("kernel build step '%s': %s; log: %s", step, msg, log);
-		if (*tail)
-			fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", log, tail);
-		free(tail);
-	} else {
-		error("kernel build step '%s': %s", step, msg);
-	}
-	return -1;
-}
-
-/* Run ARGV in CWD with output appended to LOG; exit status or -1. */
-static int run_logged(const char *const *argv, const char *cwd, const char *log, double timeout)
-{
-	struct child c = CHILD_INIT;
-	int r;
-	for (int i = 0; argv[i]; i++)
-		strvec_push(&c.argv, argv[i]);
-	c.cwd = cwd;
-	c.stdout_path = log;
-	c.stderr_path = log;
-	c.append = 1;
-	c.timeout_s = timeout;
-	r = child_run(&c);
-	if (c.timed_out)
-		r = -1;
-	child_release(&c);
-	return r;
-}
 
 static int lock_key(const char *builds, const char *key)
 {

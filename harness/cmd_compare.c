@@ -27,39 +27,15 @@ enum { C_BASELINE = 2000, C_OUT, C_SEED, C_RESAMPLES, C_MIN_EFFECT, C_MAX_CV, C_
        C_CURRENT, C_THRESHOLD, C_METRICS, C_JUNIT, C_MARKDOWN, C_KERNELS, C_SUITE, C_ITER,
        C_WARMUP, C_REPORTS, C_ID, C_VCPUS, C_MEM, C_ACCEL, C_BOOT_TIMEOUT, C_HELP, C_RESUME };
 
-static int parse_u32(const char *opt, const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long long v;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || v > 0xffffffffull || *s == '-')
-		return error("%s expects an integer in 0..4294967295, got '%s'", opt, s);
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int parse_int(const char *opt, const char *s, int min, int max, int *out)
-{
-	char *end;
-	long v;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return error("%s expects an integer in %d..%d, got '%s'", opt, min, max, s);
-	*out = (int)v;
-	return 0;
-}
-
 /* Options shared by compare, report and regress; 1 if OPT was one. */
 static int common_opt(int c, const char *arg, struct cmp_opts *o, int *bad)
 {
 	switch (c) {
 	case C_SEED:
-		*bad |= parse_u32("--seed", arg, &o->seed) != 0;
+		*bad |= parse_u32_opt("--seed", arg, &o->seed) != 0;
 		return 1;
 	case C_RESAMPLES:
-		*bad |= parse_int("--resamples", arg, 100, STATS_BOOT_MAX_REPS, &o->reps) != 0;
+		*bad |= parse_int_opt("--resamples", arg, 100, STATS_BOOT_MAX_REPS, &o->reps) != 0;
 		return 1;
 	case C_MIN_EFFECT:
 	case C_THRESHOLD:
@@ -599,13 +575,13 @@ int cmd_campaign(int argc, char **argv)
 			ro.suite = optarg;
 			break;
 		case C_ITER:
-			bad = parse_int("--iterations", optarg, 1, 1000, &iterations);
+			bad = parse_int_opt("--iterations", optarg, 1, 1000, &iterations);
 			break;
 		case C_WARMUP:
-			bad = parse_int("--warmup", optarg, 0, 100, &warmup);
+			bad = parse_int_opt("--warmup", optarg, 0, 100, &warmup);
 			break;
 		case C_SEED:
-			bad = parse_u32("--seed", optarg, &seed);
+			bad = parse_u32_opt("--seed", optarg, &seed);
 			break;
 		case C_BASELINE:
 			baseline = optarg;
@@ -617,23 +593,16 @@ int cmd_campaign(int argc, char **argv)
 			reports = optarg;
 			break;
 		case C_VCPUS:
-			bad = parse_int("--vcpus", optarg, 1, 256, &ro.vcpus);
+			bad = parse_int_opt("--vcpus", optarg, 1, 256, &ro.vcpus);
 			break;
 		case C_MEM:
-			bad = parse_int("--memory", optarg, 256, 1 << 20, &ro.mem_mb);
+			bad = parse_int_opt("--memory", optarg, 256, 1 << 20, &ro.mem_mb);
 			break;
 		case C_BOOT_TIMEOUT:
-			bad = parse_int("--boot-timeout", optarg, 1, 3600, &ro.boot_timeout_s);
+			bad = parse_int_opt("--boot-timeout", optarg, 1, 3600, &ro.boot_timeout_s);
 			break;
 		case C_ACCEL:
-			if (!strcmp(optarg, "auto"))
-				ro.accel = ACCEL_AUTO;
-			else if (!strcmp(optarg, "kvm"))
-				ro.accel = ACCEL_KVM;
-			else if (!strcmp(optarg, "tcg"))
-				ro.accel = ACCEL_TCG;
-			else
-				bad = error("--accel expects auto, kvm or tcg, got '%s'", optarg);
+			bad = accel_parse(optarg, &ro.accel);
 			break;
 		case C_RESUME:
 			resume = optarg;

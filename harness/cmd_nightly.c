@@ -339,16 +339,6 @@ static const char nightly_usage[] =
 enum { N_CONFIG = 3000, N_VARIANT, N_ITER, N_NIGHT, N_REPORTS, N_HISTORY, N_BASELINE, N_RUNS,
        N_VCPUS, N_MEM, N_ACCEL, N_HELP };
 
-static int parse_int(const char *opt, const char *s, int min, int max, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < min || v > max)
-		return error("%s expects an integer in %d..%d, got '%s'", opt, min, max, s);
-	*out = (int)v;
-	return 0;
-}
-
 int cmd_nightly(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -389,23 +379,16 @@ int cmd_nightly(int argc, char **argv)
 		switch (opt) {
 		case N_CONFIG: config = optarg; break;
 		case N_VARIANT: split_words(&only, optarg); break;
-		case N_ITER: bad = parse_int("--iterations", optarg, 1, 1000, &iterations); break;
+		case N_ITER: bad = parse_int_opt("--iterations", optarg, 1, 1000, &iterations); break;
 		case N_NIGHT: night = optarg; break;
 		case N_REPORTS: snprintf(c.reports, sizeof(c.reports), "%s", optarg); break;
 		case N_HISTORY: history = optarg; break;
 		case N_BASELINE: baseline = optarg; break;
 		case N_RUNS: strvec_push(&runs, optarg); break;
-		case N_VCPUS: bad = parse_int("--vcpus", optarg, 1, 256, &ro.vcpus); break;
-		case N_MEM: bad = parse_int("--memory", optarg, 256, 1 << 20, &ro.mem_mb); break;
+		case N_VCPUS: bad = parse_int_opt("--vcpus", optarg, 1, 256, &ro.vcpus); break;
+		case N_MEM: bad = parse_int_opt("--memory", optarg, 256, 1 << 20, &ro.mem_mb); break;
 		case N_ACCEL:
-			if (!strcmp(optarg, "auto"))
-				ro.accel = ACCEL_AUTO;
-			else if (!strcmp(optarg, "kvm"))
-				ro.accel = ACCEL_KVM;
-			else if (!strcmp(optarg, "tcg"))
-				ro.accel = ACCEL_TCG;
-			else
-				bad = error("--accel expects auto, kvm or tcg, got '%s'", optarg);
+			bad = accel_parse(optarg, &ro.accel);
 			break;
 		case N_HELP:
 			fputs(nightly_usage, stdout);

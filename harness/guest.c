@@ -26,6 +26,19 @@ const char *accel_name(enum accel a)
 	}
 }
 
+int accel_parse(const char *s, enum accel *a)
+{
+	if (!strcmp(s, "auto"))
+		*a = ACCEL_AUTO;
+	else if (!strcmp(s, "kvm"))
+		*a = ACCEL_KVM;
+	else if (!strcmp(s, "tcg"))
+		*a = ACCEL_TCG;
+	else
+		return error("--accel expects auto, kvm or tcg, got '%s'", s);
+	return 0;
+}
+
 void guest_init(struct guest *g, const struct backend_ops *ops)
 {
 	memset(g, 0, sizeof(*g));

@@ -11,6 +11,8 @@ enum accel {
 	ACCEL_TCG,
 };
 const char *accel_name(enum accel a);
+/* "auto", "kvm" or "tcg" into *A; else an error naming --accel and -1. */
+int accel_parse(const char *s, enum accel *a);
 
 struct boot_params {
 	const char *kernel;      /* bzImage / vmlinuz */

@@ -68,29 +68,6 @@ static void usage(FILE *f)
 		"exit status: 0 ok, 1 an iteration failed, 2 bad input or harness error\n");
 }
 
-static int parse_int_arg(const char *opt, const char *s, int min, int max, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < min || v > max)
-		return error("option '%s' expects an integer in %d..%d, got '%s'", opt, min, max, s);
-	*out = (int)v;
-	return 0;
-}
-
-static int parse_accel(const char *s, enum accel *a)
-{
-	if (!strcmp(s, "auto"))
-		*a = ACCEL_AUTO;
-	else if (!strcmp(s, "kvm"))
-		*a = ACCEL_KVM;
-	else if (!strcmp(s, "tcg"))
-		*a = ACCEL_TCG;
-	else
-		return error("--accel expects auto, kvm or tcg, got '%s'", s);
-	return 0;
-}
-
 enum { O_KERNEL = 1000, O_SUITE, O_ITER, O_VCPUS, O_MEM, O_ACCEL, O_REPORTS, O_RUNID, O_RUNS,
        O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP, O_RESUME };
 
@@ -129,23 +106,23 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 			o->suite = optarg;
 			break;
 		case O_ITER:
-			if (parse_int_arg("--iterations", optarg, 1, 1000, &o->iterations))
+			if (parse_int_opt("--iterations", optarg, 1, 1000, &o->iterations))
 				return -1;
 			break;
 		case O_VCPUS:
-			if (parse_int_arg("--vcpus", optarg, 1, 256, &o->vcpus))
+			if (parse_int_opt("--vcpus", optarg, 1, 256, &o->vcpus))
 				return -1;
 			break;
 		case O_MEM:
-			if (parse_int_arg("--memory", optarg, 256, 1 << 20, &o->mem_mb))
+			if (parse_int_opt("--memory", optarg, 256, 1 << 20, &o->mem_mb))
 				return -1;
 			break;
 		case O_ACCEL:
-			if (parse_accel(optarg, &o->accel))
+			if (accel_parse(optarg, &o->accel))
 				return -1;
 			break;
 		case O_BOOT_TIMEOUT:
-			if (parse_int_arg("--boot-timeout", optarg, 1, 3600, &o->boot_timeout_s))
+			if (parse_int_opt("--boot-timeout", optarg, 1, 3600, &o->boot_timeout_s))
 				return -1;
 			break;
 		case O_CMDLINE:
@@ -160,7 +137,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 		case O_RUNS:
 			if (!runs)
 				return error("unknown option '--runs' (see kbench --help)");
-			if (parse_int_arg("--runs", optarg, 1, 100, runs))
+			if (parse_int_opt("--runs", optarg, 1, 100, runs))
 				return -1;
 			break;
 		case O_HELP:

@@ -156,14 +156,14 @@ static void verdict_tag(struct strbuf *sb, enum cmp_verdict v)
 /* ---- charts ---- */
 
 /* A "nice" tick step (1, 2 or 5 times a power of ten) for about N ticks. */
-static double nice_step(double span, int n)
+double report_nice_step(double span, int n)
 {
 	double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
 /* A tick label: as many decimals as the step needs. */
-static void tick_label(char *buf, size_t len, double v, double step)
+void report_tick_label(char *buf, size_t len, double v, double step)
 {
 	int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
 	if (fabs(v) < step / 1e6)
@@ -211,7 +211,7 @@ static void bar_chart(struct strbuf *sb, const struct comparison *c, const struc
 	}
 	if (hi <= lo)
 		hi = lo + 1;
-	step = nice_step(hi - lo, 4);
+	step = report_nice_step(hi - lo, 4);
 	hi = ceil(hi / step) * step;
 	lo = floor(lo / step) * step;
 #define Y(v) (T + ph - ((v) - lo) / (hi - lo) * ph)
@@ -229,7 +229,7 @@ static void bar_chart(struct strbuf *sb, const struct comparison *c, const struc
 		"text-anchor=\"end\">%s is better</text>", W - 2, m->better > 0 ? "higher" : "lower");
 	for (double t = lo; t <= hi + step / 2; t += step) {
 		char b[32];
-		tick_label(b, sizeof(b), t, step);
+		report_tick_label(b, sizeof(b), t, step);
 		sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e8eb\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#57606a\" "
 			"text-anchor=\"end\">%s</text>", L, L + pw, Y(t), Y(t), L - 4, Y(t) + 3.5, b);
@@ -328,7 +328,7 @@ static void histogram_chart(struct strbuf *sb, const struct comparison *c,
 	if (!any_ovf)
 		pw += OZ;
 	{
-		double step = nice_step(xmax, 8);
+		double step = report_nice_step(xmax, 8);
 		xmax = ceil(xmax / step) * step;
 	}
 	ymax = ceil(log10((double)maxcount) + 0.15); /* headroom above the tallest bin */
@@ -346,7 +346,7 @@ static void histogram_chart(struct strbuf *sb, const struct comparison *c,
 			y + 4, e);
 	}
 	{
-		double step = nice_step(xmax, 8);
+		double step = report_nice_step(xmax, 8);
 		for (double t = 0; t <= xmax + step / 2; t += step)
 			sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eef0f2\"/>"
 				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#57606a\" "

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,4 +294,41 @@ int run_capture(const char *const *argv, double timeout_s, struct strbuf *out)
 		sb_add(out, c.out.buf, c.out.len);
 	child_release(&c);
 	return ret;
+}
+
+int run_logged(const char *const *argv, const char *cwd, const char *log, double timeout_s)
+{
+	struct child c = CHILD_INIT;
+	int r;
+	for (int i = 0; argv[i]; i++)
+		strvec_push(&c.argv, argv[i]);
+	c.cwd = cwd;
+	c.stdout_path = log;
+	c.stderr_path = log;
+	c.append = 1;
+	c.timeout_s = timeout_s;
+	r = child_run(&c);
+	if (c.timed_out)
+		r = -1;
+	child_release(&c);
+	return r;
+}
+
+int step_failed(const char *stage, const char *step, const char *log, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (log && *log) {
+		char *tail = file_tail(log, 15);
+		error("%s step '%s': %s; log: %s", stage, step, msg, log);
+		if (*tail)
+			fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", log, tail);
+		free(tail);
+	} else {
+		error("%s step '%s': %s", stage, step, msg);
+	}
+	return -1;
 }

@@ -47,6 +47,14 @@ void child_release(struct child *c);
 /* Convenience: run argv (NULL-terminated) quietly with a deadline,
  * capturing output into OUT if non-NULL. Returns the exit status or -1. */
 int run_capture(const char *const *argv, double timeout_s, struct strbuf *out);
+/* Run ARGV (NULL-terminated) in CWD (NULL: here) with stdout and stderr
+ * appended to LOG: its exit status, or -1 when it could not start or its
+ * deadline passed. */
+int run_logged(const char *const *argv, const char *cwd, const char *log, double timeout_s);
+/* "STAGE step 'STEP': MSG; log: LOG" and the log's last lines on stderr
+ * (no log: the message alone). Returns -1. */
+int step_failed(const char *stage, const char *step, const char *log, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Interruption: set by SIGINT/SIGTERM handlers installed by kbench. */
 extern volatile int kb_interrupted;

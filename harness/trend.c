@@ -145,10 +145,7 @@ static void chart(struct strbuf *sb, const struct trend *tr)
 		hi += fmax(fabs(hi) * 0.05, 1e-6);
 		lo -= fmax(fabs(lo) * 0.05, 1e-6);
 	}
-	{
-		double raw = (hi - lo) / 4, p = pow(10, floor(log10(raw))), f = raw / p;
-		step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-	}
+	step = report_nice_step(hi - lo, 4);
 	lo = floor(lo / step) * step;
 	hi = ceil(hi / step) * step;
 	dx = s->n > 1 ? pw / (double)(s->n - 1) : 0;
@@ -172,11 +169,7 @@ static void chart(struct strbuf *sb, const struct trend *tr)
 		"text-anchor=\"end\">%s is better</text>", W - 2, s->better > 0 ? "higher" : "lower");
 	for (double v = lo; v <= hi + step / 2; v += step) {
 		char b[32];
-		int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-		if (fabs(v) >= 1e6)
-			snprintf(b, sizeof(b), "%.3g", v);
-		else
-			snprintf(b, sizeof(b), "%.*f", dec > 6 ? 6 : dec, fabs(v) < step / 1e6 ? 0 : v);
+		report_tick_label(b, sizeof(b), v, step);
 		sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e8eb\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"9.5\" fill=\"#57606a\" text-anchor=\"end\">"
 			"%s</text>", L, L + pw, Y(v), Y(v), L - 4, Y(v) + 3.5, b);

@@ -501,3 +501,27 @@ char *file_tail(const char *path, int lines)
 		return xstrdup("");
 	return out.buf;
 }
+
+int parse_int_opt(const char *opt, const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return error("%s expects an integer in %d..%d, got '%s'", opt, min, max, s);
+	*out = (int)v;
+	return 0;
+}
+
+int parse_u32_opt(const char *opt, const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || v > 0xffffffffull || *s == '-')
+		return error("%s expects an integer in 0..4294967295, got '%s'", opt, s);
+	*out = (uint32_t)v;
+	return 0;
+}

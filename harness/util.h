@@ -97,5 +97,9 @@ const char *cache_root(void);
 
 /* Last `lines` lines of a file, for failure excerpts (printable ASCII only). */
 char *file_tail(const char *path, int lines);
+/* Command-line numbers: "OPT expects an integer in MIN..MAX, got 'S'"
+ * (via error()) and -1 on anything but a whole decimal number in range. */
+int parse_int_opt(const char *opt, const char *s, int min, int max, int *out);
+int parse_u32_opt(const char *opt, const char *s, uint32_t *out);
 
 #endif

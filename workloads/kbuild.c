@@ -153,33 +153,8 @@ static int kbuild_check(const void *params, char *err, size_t errlen)
 	return kbuild_targets_check(p->target, err, errlen);
 }
 
-/* Run ARGV in CWD, output appended to LOG; exit status or -1. */
-static int run_logged(struct strvec *argv, const char *log, double timeout)
-{
-	struct child c = CHILD_INIT;
-	int r;
-	for (size_t i = 0; i < argv->n; i++)
-		strvec_push(&c.argv, argv->v[i]);
-	c.stdout_path = log;
-	c.stderr_path = log;
-	c.append = 1;
-	c.timeout_s = timeout;
-	r = child_run(&c);
-	if (c.timed_out)
-		r = -1;
-	child_release(&c);
-	return r;
-}
 
-static int step_fail(const char *step, const char *log, const char *what)
-{
-	char *tail = file_tail(log, 15);
-	error("kbuild disk, step '%s': %s; log: %s", step, what, log);
-	if (*tail)
-		fprintf(stderr, "--- last lines of %s ---\n%s--- end ---\n", log, tail);
-	free(tail);
-	return -1;
-}
+#define step_fail(step, log, what) step_failed("kbuild disk", step, log, "%s", what)
 
 /* An interrupted `kbench kbuild-native` leaves the pristine object
  * directory beside the used one: put it back. */
@@ -256,7 +231,7 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 	strvec_push(&argv, "-al");
 	strvec_push(&argv, tree);
 	strvec_push(&argv, src);
-	if (run_logged(&argv, log, 1800)) {
+	if (run_logged((const char *const *)argv.v, NULL, log, 1800)) {
 		step_fail("tree", log, "cannot link the source tree");
 		goto out;
 	}
@@ -284,7 +259,7 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 		strvec_pushf(&argv, "-j%ld", ncpu > 0 ? ncpu : 1);
 		strvec_push(&argv, config_goal(config));
 		strvec_push(&argv, "prepare");
-		if (run_logged(&argv, log, 3600)) {
+		if (run_logged((const char *const *)argv.v, NULL, log, 3600)) {
 			step_fail("prepare", log, "configuring or `make prepare` failed");
 			goto out;
 		}
@@ -302,7 +277,7 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 	strvec_push(&argv, root);
 	strvec_push(&argv, tmp);
 	strvec_pushf(&argv, "%dM", KBUILD_DISK_MB);
-	if (run_logged(&argv, log, 1800)) {
+	if (run_logged((const char *const *)argv.v, NULL, log, 1800)) {
 		unlink(tmp);
 		step_fail("image", log, "mkfs.ext4 -d failed (is the disk full?)");
 		goto out;
@@ -497,7 +472,7 @@ static int run_argv(const char *const *argv, const char *log)
 	int r;
 	for (int i = 0; argv[i]; i++)
 		strvec_push(&v, argv[i]);
-	r = run_logged(&v, log, 3600);
+	r = run_logged((const char *const *)v.v, NULL, log, 3600);
 	strvec_clear(&v);
 	return r;
 }

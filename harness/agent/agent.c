@@ -218,20 +218,37 @@ static void add_str(json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
 }
 
+/* A reply to request ID: {"op": "result", "id", "status"}. */
+static json_object *result_new(int id, int status)
+{
+	json_object *r = json_object_new_object();
+	add_str(r, "op", "result");
+	json_object_object_add(r, "id", json_object_new_int(id));
+	json_object_object_add(r, "status", json_object_new_int(status));
+	return r;
+}
+
+static void reply_send(json_object *r)
+{
+	send_json(r);
+	json_object_put(r);
+}
+
+static void reply_ok(int id)
+{
+	reply_send(result_new(id, 0));
+}
+
 static void reply_error(int id, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
-	json_object *r = json_object_new_object();
+	json_object *r = result_new(id, -1);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	add_str(r, "op", "result");
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "status", json_object_new_int(-1));
 	add_str(r, "error", msg);
-	send_json(r);
-	json_object_put(r);
+	reply_send(r);
 }
 
 static char *read_small(const char *path)
@@ -449,11 +466,7 @@ static void do_exec(int id, json_object *req)
 	sout = slurp("/tmp/kb.out", max_out, &trunc_o);
 	/* the end of stderr says why a build failed: keep its last 64 KiB */
 	serr = slurp_tail("/tmp/kb.err", 65536, &trunc_e);
-	r = json_object_new_object();
-	add_str(r, "op", "result");
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "status",
-			       json_object_new_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+	r = result_new(id, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	json_object_object_add(r, "signal",
 			       json_object_new_int(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
 	json_object_object_add(r, "timed_out", json_object_new_boolean(timed_out));
@@ -466,8 +479,7 @@ static void do_exec(int id, json_object *req)
 	add_str(r, "stderr", serr ? serr : "");
 	json_object_object_add(r, "truncated", json_object_new_boolean(trunc_o));
 	json_object_object_add(r, "bg_runs", json_object_new_int(bg_runs));
-	send_json(r);
-	json_object_put(r);
+	reply_send(r);
 	free(sout);
 	free(serr);
 out:
@@ -532,7 +544,7 @@ static void do_mount(int id, json_object *req)
 {
 	const char *dev = jstr(req, "dev"), *dir = jstr(req, "dir"), *fs = jstr(req, "fstype");
 	const char *serial = jstr(req, "serial"), *opts = jstr(req, "options");
-	json_object *r, *o;
+	json_object *o;
 	unsigned long flags = 0;
 	char devpath[300];
 	if (serial) {
@@ -553,19 +565,13 @@ static void do_mount(int id, json_object *req)
 		reply_error(id, "mount %s on %s (%s): %s", dev, dir, fs, strerror(errno));
 		return;
 	}
-	r = json_object_new_object();
-	add_str(r, "op", "result");
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "status", json_object_new_int(0));
-	send_json(r);
-	json_object_put(r);
+	reply_ok(id);
 }
 
 /* {"target", "path"}: a symbolic link (the parent is made first). */
 static void do_symlink(int id, json_object *req)
 {
 	const char *target = jstr(req, "target"), *path = jstr(req, "path");
-	json_object *r;
 	char parent[512], *slash;
 	if (!target || !path) {
 		reply_error(id, "symlink needs target and path");
@@ -581,12 +587,7 @@ static void do_symlink(int id, json_object *req)
 		reply_error(id, "symlink %s -> %s: %s", path, target, strerror(errno));
 		return;
 	}
-	r = json_object_new_object();
-	add_str(r, "op", "result");
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "status", json_object_new_int(0));
-	send_json(r);
-	json_object_put(r);
+	reply_ok(id);
 }
 
 static void do_read(int id, json_object *req)
@@ -604,21 +605,16 @@ static void do_read(int id, json_object *req)
 		return;
 	}
 	data = slurp(path, 1u << 20, &trunc);
-	r = json_object_new_object();
-	add_str(r, "op", "result");
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "status", json_object_new_int(0));
+	r = result_new(id, 0);
 	add_str(r, "data", data ? data : "");
 	json_object_object_add(r, "truncated", json_object_new_boolean(trunc));
-	send_json(r);
-	json_object_put(r);
+	reply_send(r);
 	free(data);
 }
 
 static void do_write(int id, json_object *req)
 {
 	const char *path = jstr(req, "path"), *data = jstr(req, "data");
-	json_object *r;
 	int fd;
 	ssize_t n;
 	if (!path || !data) {
@@ -636,12 +632,7 @@ static void do_write(int id, json_object *req)
 		reply_error(id, "cannot write %s: %s", path, strerror(errno));
 		return;
 	}
-	r = json_object_new_object();
-	add_str(r, "op", "result");
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "status", json_object_new_int(0));
-	send_json(r);
-	json_object_put(r);
+	reply_ok(id);
 }
 
 static void poweroff(void)
