@@ -25,7 +25,8 @@
 
 enum { C_BASELINE = 2000, C_OUT, C_SEED, C_RESAMPLES, C_MIN_EFFECT, C_MAX_CV, C_FORCE,
        C_CURRENT, C_THRESHOLD, C_METRICS, C_JUNIT, C_MARKDOWN, C_KERNELS, C_SUITE, C_ITER,
-       C_WARMUP, C_REPORTS, C_ID, C_VCPUS, C_MEM, C_ACCEL, C_BOOT_TIMEOUT, C_HELP, C_RESUME };
+       C_WARMUP, C_REPORTS, C_ID, C_VCPUS, C_MEM, C_ACCEL, C_BOOT_TIMEOUT, C_HELP, C_RESUME,
+       C_BOOT_RETRIES };
 
 /* Options shared by compare, report and regress; 1 if OPT was one. */
 static int common_opt(int c, const char *arg, struct cmp_opts *o, int *bad)
@@ -416,7 +417,7 @@ out:
 static const char campaign_usage[] =
 	"usage: kbench campaign [--kernels \"A B ...\"] [--suite SUITE] [--iterations N]\n"
 	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
-	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S] [--boot-retries N]\n"
 	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
 	"  runs every variant interleaved: iteration i of every variant before\n"
 	"  iteration i+1 of any, in an order shuffled per round (seeded, recorded);\n"
@@ -538,6 +539,7 @@ int cmd_campaign(int argc, char **argv)
 		{ "memory", required_argument, NULL, C_MEM },
 		{ "accel", required_argument, NULL, C_ACCEL },
 		{ "boot-timeout", required_argument, NULL, C_BOOT_TIMEOUT },
+		{ "boot-retries", required_argument, NULL, C_BOOT_RETRIES },
 		{ "resume", required_argument, NULL, C_RESUME },
 		{ "help", no_argument, NULL, C_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -601,6 +603,10 @@ int cmd_campaign(int argc, char **argv)
 		case C_BOOT_TIMEOUT:
 			bad = parse_int_opt("--boot-timeout", optarg, 1, 3600, &ro.boot_timeout_s);
 			break;
+		case C_BOOT_RETRIES:
+			bad = parse_int_opt("--boot-retries", optarg, 0, 10, &ro.boot_retries);
+			ro.boot_retries_set = 1;
+			break;
 		case C_ACCEL:
 			bad = accel_parse(optarg, &ro.accel);
 			break;
@@ -662,6 +668,10 @@ int cmd_campaign(int argc, char **argv)
 			ro.mem_mb = json_object_get_int(jget(g, "mem_mb"));
 			ro.boot_timeout_s = json_object_get_int(jget(g, "boot_timeout_s"));
 			ro.accel = (enum accel)json_object_get_int(jget(g, "accel"));
+			if (jget(g, "boot_retries")) {
+				ro.boot_retries = json_object_get_int(jget(g, "boot_retries"));
+				ro.boot_retries_set = 1;
+			}
 		}
 		cp.resume = 1;
 	}
@@ -746,6 +756,8 @@ int cmd_campaign(int argc, char **argv)
 		json_object_object_add(g, "mem_mb", json_object_new_int(ro.mem_mb));
 		json_object_object_add(g, "boot_timeout_s", json_object_new_int(ro.boot_timeout_s));
 		json_object_object_add(g, "accel", json_object_new_int((int)ro.accel));
+		if (ro.boot_retries_set)
+			json_object_object_add(g, "boot_retries", json_object_new_int(ro.boot_retries));
 		json_object_object_add(cp.doc, "guest", g);
 	}
 	json_object_object_add(cp.doc, "iterations", json_object_new_int(iterations));

@@ -37,6 +37,7 @@
  *   on quiet metrics, and an effect alone would flag noise.
  */
 #include "compare.h"
+#include "trouble.h"
 #include "jsonutil.h"
 #include "results.h"
 #include "../workloads/cyclictest.h"
@@ -549,6 +550,21 @@ static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 			c->g[g].warmup++;
 			continue;
 		}
+		{
+			/* a failed boot tried again: not a failure, but the
+			 * variant is marked (add_warnings) */
+			json_object *br = jget(it, "boot_retries");
+			for (size_t k = 0; br && k < json_object_array_length(br); k++) {
+				char kinds[200];
+				json_object *t = jget(json_object_array_get_idx(br, k), "kernel_trouble");
+				c->g[g].boot_retries++;
+				if (!t || !json_object_array_length(t))
+					continue;
+				trouble_kinds(t, kinds, sizeof(kinds));
+				if (!c->g[g].retry_kinds)
+					c->g[g].retry_kinds = xstrdup(kinds);
+			}
+		}
 		if (!strcmp(or_empty(jstr(it, "status")), "ok")) {
 			c->g[g].ok++;
 		} else {
@@ -745,6 +761,13 @@ static void add_warnings(struct comparison *c)
 		if (c->g[g].failed)
 			warnf(c, "%s: %d of %d iterations failed (see the failures)", c->g[g].name,
 			      c->g[g].failed, c->g[g].failed + c->g[g].ok);
+		if (c->g[g].boot_retries)
+			warnf(c, "%s: %d boot%s failed and %s tried again%s%s%s (boot_retries in "
+			      "results.json; the failed boots' consoles are kept)", c->g[g].name,
+			      c->g[g].boot_retries, c->g[g].boot_retries == 1 ? "" : "s",
+			      c->g[g].boot_retries == 1 ? "was" : "were",
+			      c->g[g].retry_kinds ? " (kernel trouble: " : "",
+			      c->g[g].retry_kinds ? c->g[g].retry_kinds : "", c->g[g].retry_kinds ? ")" : "");
 		for (size_t i = 0; i < c->nm; i++) {
 			noisy += c->m[i].cell[g].noisy;
 			with += c->m[i].cell[g].n > 1;
@@ -909,6 +932,7 @@ void comparison_release(struct comparison *c)
 	free(c->fail);
 	for (size_t g = 0; g < c->ng; g++) {
 		free(c->g[g].name);
+		free(c->g[g].retry_kinds);
 		free(c->g[g].inputs);
 	}
 	free(c->g);

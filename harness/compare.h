@@ -163,6 +163,8 @@ struct cmp_group {
 	size_t *inputs;      /* indices into the inputs */
 	size_t ninputs;
 	int ok, failed, warmup; /* iterations */
+	int boot_retries;    /* failed boots tried again (results.json boot_retries) */
+	char *retry_kinds;   /* the kernel trouble those boots showed, or NULL */
 	double score;        /* geometric mean of oriented ratios vs baseline (> 1 better) */
 	int score_n;         /* metrics in it */
 };

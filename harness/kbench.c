@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
 		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
+		"              --boot-retries N (boot again after a failed boot, which stays\n"
+		"              in results.json; default 1, 0 = never)\n"
 		"              --cmdline ARGS (added to the variant's kernel command line)\n"
 		"              --resume RUN-ID|DIR: finish an interrupted run (its missing and\n"
 		"              interrupted iterations; same variant, suite and settings)\n"
@@ -69,7 +71,7 @@ static void usage(FILE *f)
 }
 
 enum { O_KERNEL = 1000, O_SUITE, O_ITER, O_VCPUS, O_MEM, O_ACCEL, O_REPORTS, O_RUNID, O_RUNS,
-       O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP, O_RESUME };
+       O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP, O_RESUME, O_BOOT_RETRIES };
 
 static const struct option run_longopts[] = {
 	{ "kernel", required_argument, NULL, O_KERNEL },
@@ -82,6 +84,7 @@ static const struct option run_longopts[] = {
 	{ "run-id", required_argument, NULL, O_RUNID },
 	{ "runs", required_argument, NULL, O_RUNS },
 	{ "boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT },
+	{ "boot-retries", required_argument, NULL, O_BOOT_RETRIES },
 	{ "cmdline", required_argument, NULL, O_CMDLINE },
 	{ "resume", required_argument, NULL, O_RESUME },
 	{ "help", no_argument, NULL, O_HELP },
@@ -124,6 +127,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 		case O_BOOT_TIMEOUT:
 			if (parse_int_opt("--boot-timeout", optarg, 1, 3600, &o->boot_timeout_s))
 				return -1;
+			break;
+		case O_BOOT_RETRIES:
+			if (parse_int_opt("--boot-retries", optarg, 0, 10, &o->boot_retries))
+				return -1;
+			o->boot_retries_set = 1;
 			break;
 		case O_CMDLINE:
 			o->cmdline = optarg;

@@ -547,14 +547,74 @@ static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
  * trouble: a panic, oops, BUG, WARNING, lockdep report, hung task, RCU
  * stall or lockup fails the iteration with the excerpt, even when every
  * workload finished (their results stay in results.json). */
+/* A failed boot of iteration INDEX (attempt ATTEMPT) set aside before
+ * the next try: its console moves to iter-N.boot-K.log, and ij's
+ * boot_retries array gains the error and any kernel trouble. */
+static void boot_attempt_keep(const char *rundir, int index, int attempt, json_object *ij)
+{
+	char from[KB_PATH_MAX], rel[96], to[KB_PATH_MAX], kinds[200] = "";
+	json_object *a = json_object_new_object(), *list = json_object_object_get(ij, "boot_retries");
+	json_object *t;
+	const char *err = json_object_get_string(json_object_object_get(ij, "error"));
+	snprintf(from, sizeof(from), "%s/console/iter-%d.log", rundir, index);
+	snprintf(rel, sizeof(rel), "console/iter-%d.boot-%d.log", index, attempt);
+	snprintf(to, sizeof(to), "%s/%s", rundir, rel);
+	if (rename(from, to))
+		warning("cannot keep the failed boot's console '%s': %s", from, strerror(errno));
+	{
+		/* QEMU's own messages beside it */
+		char qf[KB_PATH_MAX + 8], qt[KB_PATH_MAX + 8];
+		snprintf(qf, sizeof(qf), "%s.qemu", from);
+		snprintf(qt, sizeof(qt), "%s.qemu", to);
+		if (path_exists(qf))
+			rename(qf, qt);
+	}
+	t = trouble_scan_file(to);
+	if (t)
+		trouble_kinds(t, kinds, sizeof(kinds));
+	json_object_object_add(a, "attempt", json_object_new_int(attempt));
+	json_object_object_add(a, "error", json_object_new_string(err ? err : "boot failed"));
+	json_object_object_add(a, "console", json_object_new_string(rel));
+	json_object_object_add(a, "kernel_trouble", t);
+	if (!list) {
+		list = json_object_new_array();
+		json_object_object_add(ij, "boot_retries", list);
+	}
+	json_object_array_add(list, a);
+	warning("iteration %d: boot %d failed (%s%s%s); booting again (--boot-retries; console kept in %s)",
+		index, attempt, err ? err : "boot failed", *kinds ? "; kernel trouble: " : "", kinds, to);
+	json_object_object_del(ij, "status");
+	json_object_object_del(ij, "error");
+	json_object_object_del(ij, "console_tail");
+}
+
 static int run_iteration(const struct suite *s, struct boot_params *bp,
 			 const struct image_needs *needs, int index, int warmup,
-			 const char *rundir, json_object *ij)
+			 const char *rundir, int retries, json_object *ij)
 {
-	int r = run_iteration_inner(s, bp, needs, index, warmup, rundir, ij);
+	int r;
 	char path[KB_PATH_MAX], kinds[200], msg[1200];
 	json_object *t, *first;
 	const char *ex, *prev;
+	for (int attempt = 1;; attempt++) {
+		const char *e, *keep = bp->cmdline, *inj = getenv("KBENCH_TEST_BOOT_PANICS");
+		static int injected;
+		char panic_cmdline[OPT_STR_MAX * 2 + 32];
+		if (inj && injected < atoi(inj)) {
+			/* fault injection for the tests (docs/reliability.md): the
+			 * run's first N boots get an init that exits, a real panic */
+			snprintf(panic_cmdline, sizeof(panic_cmdline), "%s rdinit=/bin/false",
+				 keep ? keep : "");
+			bp->cmdline = panic_cmdline;
+			injected++;
+		}
+		r = run_iteration_inner(s, bp, needs, index, warmup, rundir, ij);
+		bp->cmdline = keep;
+		e = json_object_get_string(json_object_object_get(ij, "error"));
+		if (!r || kb_interrupted || attempt > retries || !e || strncmp(e, "boot failed", 11))
+			break;
+		boot_attempt_keep(rundir, index, attempt, ij);
+	}
 	snprintf(path, sizeof(path), "%s/console/iter-%d.log", rundir, index);
 	t = trouble_scan_file(path);
 	if (!t) {
@@ -1089,7 +1149,8 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		json_object_array_add(its, ij);
 		json_object_object_add(ij, "index", json_object_new_int(i));
 		json_object_array_sort(its, by_index);
-		if (run_iteration(&s, &bp, &needs, i, warm, res->dir, ij)) {
+		if (run_iteration(&s, &bp, &needs, i, warm, res->dir,
+				  o->boot_retries_set ? o->boot_retries : KB_BOOT_RETRIES, ij)) {
 			/* cut short by Ctrl-C or SIGTERM: --resume runs it again */
 			if (kb_interrupted)
 				json_object_object_add(ij, "interrupted", json_object_new_boolean(1));
@@ -1211,15 +1272,23 @@ void print_summary(json_object *doc, FILE *out)
 		}
 	}
 	{
-		int ok = 0, failed = 0;
+		int ok = 0, failed = 0, retried = 0;
 		json_object *its = json_object_object_get(doc, "iterations");
 		for (size_t i = 0; its && i < json_object_array_length(its); i++) {
-			json_object *st = json_object_object_get(json_object_array_get_idx(its, i), "status");
+			json_object *it = json_object_array_get_idx(its, i);
+			json_object *st = json_object_object_get(it, "status");
+			json_object *br = json_object_object_get(it, "boot_retries");
 			if (st && !strcmp(json_object_get_string(st), "ok"))
 				ok++;
 			else
 				failed++;
+			if (br && json_object_is_type(br, json_type_array))
+				retried += (int)json_object_array_length(br);
 		}
-		fprintf(out, "iterations: %d ok, %d failed\n", ok, failed);
+		fprintf(out, "iterations: %d ok, %d failed", ok, failed);
+		if (retried)
+			fprintf(out, "; %d failed boot%s tried again (boot_retries in results.json)",
+				retried, retried == 1 ? "" : "s");
+		fputc('\n', out);
 	}
 }

@@ -5,6 +5,7 @@
 #   lockdep report on the console     SIGINT / SIGTERM / SIGKILL + --resume
 #   truncated results file            corrupt kernel in the cache
 #   unwritable cache, too much memory, no QEMU on PATH
+#   a boot that panics once (tried again) or every time
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 "$KB" fetch rt-stock >"$tmp/fetch" 2>&1 || { cat "$tmp/fetch"; skip "cannot fetch rt-stock"; }
@@ -38,10 +39,37 @@ assert "panic" in k, k
 assert "Attempted to kill init" in it["console_tail"] or "not syncing" in it["console_tail"], it["console_tail"]
 PY
 no_qemu 0 "kernel panic"
+$py - "$tmp/r/runs/panic/results.json" <<'PY' && ok "a panic at every boot: tried again once, then failed" || bad "panic retry record"
+import json, sys
+it = json.load(open(sys.argv[1]))["iterations"][0]
+br = it["boot_retries"]
+assert len(br) == 1 and br[0]["kernel_trouble"][0]["kind"] == "panic", br
+PY
+
+# 1b. one boot panics, the next boots: the iteration runs, the failed boot
+# is kept (TCG crashes a guest now and then while it patches its code)
+KBENCH_TEST_BOOT_PANICS=1 expect_exit 0 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" \
+	--reports "$tmp/r" --run-id retry
+expect_out "boot 1 failed .*kernel trouble: panic.*booting again"
+expect_out "1 failed boot tried again"
+$py - "$tmp/r/runs/retry" <<'PY' && ok "a failed boot tried again: kept in results.json" || bad "boot retry record"
+import json, os, sys
+it = json.load(open(os.path.join(sys.argv[1], "results.json")))["iterations"][0]
+assert it["status"] == "ok" and "error" not in it, it
+br = it["boot_retries"]
+assert len(br) == 1 and br[0]["kernel_trouble"][0]["kind"] == "panic", br
+assert "Attempted to kill init" in open(os.path.join(sys.argv[1], br[0]["console"])).read()
+PY
+expect_exit 0 "$KB" compare "$tmp/r/runs/retry"
+expect_out "rt-stock: 1 boot failed and was tried again (kernel trouble: panic)"
+KBENCH_TEST_BOOT_PANICS=1 expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" \
+	--boot-retries 0 --reports "$tmp/r" --run-id noretry
+expect_out "kernel trouble on the console: panic"
+no_qemu 0 "boot retry"
 
 # 2. the agent never answers (init is cat, waiting on the console)
 expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --cmdline rdinit=/bin/cat \
-	--boot-timeout 25 --reports "$tmp/r" --run-id silent
+	--boot-timeout 25 --boot-retries 0 --reports "$tmp/r" --run-id silent
 expect_out "did not boot to the agent within 25 s"
 no_qemu 0 "silent agent"
 
