@@ -42,6 +42,7 @@
 #include "results.h"
 #include "../workloads/cyclictest.h"
 
+#include <gsl/gsl_sort.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -702,6 +703,54 @@ static void judge(const struct comparison *c, const struct cmp_metric *m, size_t
 	free(yb);
 }
 
+/*
+ * A variant is compared with the baseline on dozens of metrics at once;
+ * at p < 0.05 each, one or two would "change" every night by chance alone
+ * (seen here: cyclictest.load lat_min +47%, p 0.024, between two nights of
+ * the same binary; test_compare's A/A trials called 1.5 differences per
+ * comparison of 42 metrics). So the verdicts control the false discovery
+ * rate within each workload's metrics (one family per label: a
+ * cyclictest's dozen percentiles, dbench's throughput and latency):
+ * Benjamini & Hochberg (1995), q_(i) = min over j >= i of p_(j) * m / j.
+ * Per workload rather than over all metrics keeps the power of the
+ * headline metrics (a lone hackbench time is not adjusted at all). Written
+ * here because GSL has no multiple-testing adjustment and the step is a
+ * dozen lines.
+ */
+static void control_fdr(struct comparison *c, size_t g, const char *label)
+{
+	struct cmp_cell **cells = xcalloc(c->nm + 1, sizeof(*cells));
+	double *p = xcalloc(c->nm + 1, sizeof(double));
+	size_t *idx = xcalloc(c->nm + 1, sizeof(size_t));
+	size_t n = 0;
+	double run = 1;
+	for (size_t i = 0; i < c->nm; i++) {
+		struct cmp_cell *x = &c->m[i].cell[g];
+		if (strcmp(c->m[i].label, label))
+			continue;
+		x->q = NAN;
+		if (x->have_test && isfinite(x->welch.p)) {
+			cells[n] = x;
+			p[n++] = x->welch.p;
+		}
+	}
+	if (n)
+		gsl_sort_index(idx, p, 1, n);
+	for (size_t k = n; k-- > 0;) {
+		struct cmp_cell *x = cells[idx[k]];
+		run = fmin(run, p[idx[k]] * (double)n / (double)(k + 1));
+		x->q = run;
+		if ((x->verdict == CMP_BETTER || x->verdict == CMP_WORSE) && x->q >= STATS_ALPHA) {
+			x->verdict = CMP_SAME;
+			snprintf(x->note, sizeof(x->note), "p %.2g, but q %.2g after Benjamini-Hochberg "
+				 "over %s's %zu metrics: not significant", x->welch.p, x->q, label, n);
+		}
+	}
+	free(cells);
+	free(p);
+	free(idx);
+}
+
 static void describe_cell(const struct cmp_metric *m, struct cmp_cell *cell)
 {
 	cell->center = cell->center_lo = cell->center_hi = NAN;
@@ -887,6 +936,14 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 	for (size_t i = 0; i < c->nm; i++)
 		for (size_t g = 0; g < c->ng; g++)
 			judge(c, &c->m[i], g);
+	for (size_t g = 0; g < c->ng; g++)
+		for (size_t i = 0; g != c->base && i < c->nm; i++) {
+			int first = 1;
+			for (size_t j = 0; j < i; j++)
+				first &= strcmp(c->m[j].label, c->m[i].label) != 0;
+			if (first)
+				control_fdr(c, g, c->m[i].label);
+		}
 	merged_percentiles(c);
 	scores(c);
 	add_warnings(c);

@@ -110,6 +110,8 @@ struct cmp_cell {
 	struct stats_mwu mwu;
 	int have_mwu;
 	double mde;                   /* relative minimum detectable effect */
+	double q;                     /* Welch p adjusted for the number of metrics
+				       * tested (Benjamini-Hochberg); verdicts use it */
 	int noisy;                    /* cv above the metric's limit (this group) */
 	enum cmp_verdict verdict;
 	char note[160];               /* why undecided / missing, or a caveat */

@@ -77,6 +77,7 @@ static json_object *cell_json(const struct comparison *c, const struct cmp_metri
 			json_object_object_add(w, "p", jnum(x->welch.p));
 			json_object_object_add(vs, "welch", w);
 			json_object_object_add(vs, "p", jnum(x->welch.p));
+			json_object_object_add(vs, "q_bh", jnum(x->q));
 			json_object_object_add(vs, "mde", jnum(x->mde));
 		}
 		if (x->have_mwu) {
@@ -307,7 +308,7 @@ void comparison_print(const struct comparison *c, FILE *f)
 			g == c->base ? " [baseline]" : "", c->g[g].ok + c->g[g].failed,
 			c->g[g].ok + c->g[g].failed == 1 ? "" : "s");
 	fprintf(f, "\nvalue: mean (harmonic mean for rates) +- 95%% CI half-width, ~ too noisy (CV "
-		"above the limit); change vs baseline with 95%% CI; p: Welch;\nmde: the smallest "
+		"above the limit); change vs baseline with 95%% CI; p: Welch (verdicts use it\nadjusted over each workload's metrics, Benjamini-Hochberg); mde: the smallest "
 		"change this run could detect (alpha 0.05, power 0.8)\n\n");
 	fprintf(f, "%-27s %-5s %-19s", "metric", "unit", c->g[c->base].name);
 	for (size_t g = 0; g < c->ng; g++)

@@ -347,7 +347,8 @@ void regress_markdown(const struct comparison *c, const struct regress *r, struc
 		}
 	}
 	sb_addf(out, "%s%d unchanged, %d improved, %d regressed, %d too noisy, %d errors "
-		"(a change counts when Welch p < 0.05 and it exceeds the threshold: 2%% throughput "
+		"(a change counts when Welch p, adjusted over the workload's metrics "
+		"(Benjamini-Hochberg), is below 0.05 and it exceeds the threshold: 2%% throughput "
 		"and time, 5%% central latency, 10%% tails unless set; bootstrap seed %u).\n",
 		shown ? "\n" : "", r->passed - r->improved, r->improved, r->regressed, r->noisy,
 		r->errors, (unsigned)c->seed);

@@ -78,6 +78,9 @@ static void test_aa(void **state)
 	print_message("A/A: %d of %d metric comparisons called a difference (%d had p < 0.05)\n",
 		      called, metrics, sig);
 	assert_true(called * 100 <= metrics * 5);
+	/* per comparison of all 42 metrics: without the Benjamini-Hochberg
+	 * step within each workload this seed called 153 (1.5 a comparison) */
+	assert_true(called <= 30);
 	gsl_rng_free(r);
 }
 
@@ -127,9 +130,10 @@ static void test_shift(void **state)
 		      tput_worse, trials);
 	/* power: hackbench (CV 3%) shifts by 4.6 standard errors, so nearly
 	 * always; dbench (CV 4%) by about 3.9 at 8 df, about 94% of the time
-	 * (its smallest detectable change at power 0.8 is 8%) */
+	 * at p < 0.05 alone (92 with this seed), less once the false discovery
+	 * rate is controlled over dbench's two metrics (82 with this seed) */
 	assert_true(time_worse >= trials * 97 / 100);
-	assert_true(tput_worse >= trials * 88 / 100);
+	assert_true(tput_worse >= trials * 78 / 100);
 	assert_true(false_calls <= trials * 5 / 100);
 	gsl_rng_free(r);
 }
