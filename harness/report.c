@@ -533,7 +533,7 @@ static void seed_table(struct strbuf *sb, const struct comparison *c)
 {
 	const struct cmp_metric *db = cmp_find(c, "dbench", "throughput");
 	const struct cmp_metric *hb = cmp_find(c, "hackbench", "time");
-	const struct cmp_metric *kb = cmp_find(c, "kbuild", "time");
+	const struct cmp_metric *kb = cmp_find(c, "kbuild", "elapsed");
 	sb_adds(sb, "<h2 id=\"seed\">The seed table</h2><p class=\"sub\">Each cell: mean (harmonic "
 		"mean for MB/s) &#177; its 95% interval half-width; below, the change against the "
 		"baseline with its 95% interval and the verdict. Cyclictest figures come "
@@ -573,7 +573,13 @@ static void seed_table(struct strbuf *sb, const struct comparison *c)
 	history_cells(sb, "3.9 <span class=\"small\">(hackbench 50, 4-way)</span>",
 		      "16.3&#8211;18.6 <span class=\"small\">(&#215;4.2&#8211;4.8)</span>",
 		      "4.8 <span class=\"small\">(&#215;1.23)</span>");
-	sb_adds(sb, "</tr><tr><td class=\"l\">kernel build (s)</td>");
+	sb_adds(sb, "</tr><tr><td class=\"l\">kernel build elapsed (s)");
+	if (kb && strcmp(kb->label, kb->workload)) {
+		sb_adds(sb, " <span class=\"small\">");
+		esc(sb, kb->label);
+		sb_adds(sb, "</span>");
+	}
+	sb_adds(sb, "</td>");
 	for (size_t g = 0; g < c->ng; g++) {
 		if (kb)
 			value_cell(sb, c, kb, g, 1);
@@ -636,7 +642,8 @@ static void metrics_table(struct strbuf *sb, const struct comparison *c)
 {
 	const char *label = NULL;
 	sb_adds(sb, "<h2 id=\"metrics\">Every metric</h2><p class=\"sub\">Welch's t-test "
-		"decides (p &lt; 0.05) together with the metric's minimum effect; \"mde\" is the "
+		"decides (its p adjusted over the workload's metrics by Benjamini-Hochberg, q &lt; "
+		"0.05) together with the metric's minimum effect; \"mde\" is the "
 		"smallest change this run could have detected (power 0.8). Mann-Whitney U is shown as "
 		"a check.</p><table><tr><th class=\"l\">metric</th><th class=\"l\">unit</th>");
 	for (size_t g = 0; g < c->ng; g++) {
@@ -1020,9 +1027,11 @@ static void method(struct strbuf *sb, const struct comparison *c)
 		"interval of the mean. Rates (MB/s) are summarised by the harmonic mean (the rate "
 		"over equal amounts of work) and tested on 1/x.</p><p><b>Verdict.</b> Welch's t-test "
 		"(unequal variances) gives the p-value; a variant is <span class=\"v better\">better"
-		"</span> or <span class=\"v worse\">worse</span> only when p &lt; 0.05 <i>and</i> the "
+		"</span> or <span class=\"v worse\">worse</span> only when q &lt; 0.05 <i>and</i> the "
 		"change is at least the metric's minimum effect (2%% throughput and time, 5%% central "
-		"latencies, 10%% tails). Mann-Whitney U is reported beside it, not used: with 3 "
+		"latencies, 10%% tails); q is the p-value adjusted for the number of metrics of the "
+		"workload (Benjamini-Hochberg false discovery rate), so that a dozen cyclictest "
+		"percentiles do not call a change by chance. Mann-Whitney U is reported beside it, not used: with 3 "
 		"iterations a side its smallest possible p is 0.1. The change's interval is "
 		"Fieller's interval for the ratio of means with Welch's degrees of freedom (it "
 		"excludes 0 exactly when Welch's p &lt; 0.05) until both sides have %d iterations, "
