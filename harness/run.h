@@ -30,7 +30,7 @@ struct run_opts {
 
 /* A boot that fails before the agent answers (a panic, an oops, a hang)
  * is tried once more by default: multi-threaded TCG now and then crashes
- * a guest while the kernel patches its own code at boot (seen here as an
+ * a guest while the kernel patches its own code at boot (twice in three make test runs here: an
  * "Oops: int3" in sched_clock_cpu as the sched_clock static key flips).
  * The failed boot stays in results.json (boot_retries) and the
  * comparison warns about it; a kernel that fails every time still fails. */

@@ -28,7 +28,7 @@ start=$(date +%s)
 expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --cmdline rdinit=/bin/false \
 	--boot-timeout 120 --reports "$tmp/r" --run-id panic
 el=$(( $(date +%s) - start ))
-expect_out "kernel trouble on the console: panic"
+expect_out "kernel trouble on the console: .*panic"
 [ "$el" -lt 100 ] && ok "a panic ends the boot at once (${el}s, deadline 120 s)" || bad "panic took ${el}s"
 $py - "$tmp/r/runs/panic/results.json" <<'PY' && ok "panic recorded with its excerpt" || bad "panic record"
 import json, sys
@@ -43,33 +43,34 @@ $py - "$tmp/r/runs/panic/results.json" <<'PY' && ok "a panic at every boot: trie
 import json, sys
 it = json.load(open(sys.argv[1]))["iterations"][0]
 br = it["boot_retries"]
-assert len(br) == 1 and br[0]["kernel_trouble"][0]["kind"] == "panic", br
+assert len(br) == 1 and "panic" in [t["kind"] for t in br[0]["kernel_trouble"]], br
 PY
 
 # 1b. one boot panics, the next boots: the iteration runs, the failed boot
-# is kept (TCG crashes a guest now and then while it patches its code)
+# is kept (TCG crashes a guest now and then while it patches its code: it
+# happened twice in three make test runs here, hence two retries allowed)
 KBENCH_TEST_BOOT_PANICS=1 expect_exit 0 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" \
-	--reports "$tmp/r" --run-id retry
-expect_out "boot 1 failed .*kernel trouble: panic.*booting again"
-expect_out "1 failed boot tried again"
+	--boot-retries 2 --reports "$tmp/r" --run-id retry
+expect_out "boot 1 failed .*kernel trouble: .*panic.*booting again"
+expect_out "[12] failed boots\{0,1\} tried again"
 $py - "$tmp/r/runs/retry" <<'PY' && ok "a failed boot tried again: kept in results.json" || bad "boot retry record"
 import json, os, sys
 it = json.load(open(os.path.join(sys.argv[1], "results.json")))["iterations"][0]
 assert it["status"] == "ok" and "error" not in it, it
 br = it["boot_retries"]
-assert len(br) == 1 and br[0]["kernel_trouble"][0]["kind"] == "panic", br
-assert "Attempted to kill init" in open(os.path.join(sys.argv[1], br[0]["console"])).read()
+assert 1 <= len(br) <= 2 and "panic" in [t["kind"] for t in br[0]["kernel_trouble"]], br
+assert "Kernel panic" in open(os.path.join(sys.argv[1], br[0]["console"])).read()
 PY
 expect_exit 0 "$KB" compare "$tmp/r/runs/retry"
-expect_out "rt-stock: 1 boot failed and was tried again (kernel trouble: panic)"
+expect_out "rt-stock: [12] boots\{0,1\} failed and w[a-z]* tried again (kernel trouble: .*panic"
 KBENCH_TEST_BOOT_PANICS=1 expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" \
 	--boot-retries 0 --reports "$tmp/r" --run-id noretry
-expect_out "kernel trouble on the console: panic"
+expect_out "kernel trouble on the console: .*panic"
 no_qemu 0 "boot retry"
 
 # 2. the agent never answers (init is cat, waiting on the console)
 expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --cmdline rdinit=/bin/cat \
-	--boot-timeout 25 --boot-retries 0 --reports "$tmp/r" --run-id silent
+	--boot-timeout 25 --reports "$tmp/r" --run-id silent
 expect_out "did not boot to the agent within 25 s"
 no_qemu 0 "silent agent"
 
