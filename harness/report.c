@@ -523,6 +523,31 @@ static void history_cells(struct strbuf *sb, const char *a, const char *b, const
 		a, b, d);
 }
 
+/* One row of the seed table: TITLE (and M's label when it is not its
+ * workload's name and SUBLABEL asks for it), a cell per variant, then the
+ * 2008 figures. */
+static void seed_row(struct strbuf *sb, const struct comparison *c, const char *title,
+		     const struct cmp_metric *m, int sublabel, const char *h2008_main,
+		     const char *h2008_rt, const char *h2008_adaptive)
+{
+	sb_adds(sb, "<tr><td class=\"l\">");
+	sb_adds(sb, title);
+	if (sublabel && m && strcmp(m->label, m->workload)) {
+		sb_adds(sb, " <span class=\"small\">");
+		esc(sb, m->label);
+		sb_adds(sb, "</span>");
+	}
+	sb_adds(sb, "</td>");
+	for (size_t g = 0; g < c->ng; g++) {
+		if (m)
+			value_cell(sb, c, m, g, 1);
+		else
+			sb_adds(sb, "<td class=\"small\">not measured</td>");
+	}
+	history_cells(sb, h2008_main, h2008_rt, h2008_adaptive);
+	sb_adds(sb, "</tr>");
+}
+
 /*
  * The table the project started from: dbench, hackbench, kernel build and
  * cyclictest per variant, with the 2008 "realtime adaptive locks" figures
@@ -548,46 +573,14 @@ static void seed_table(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "<th class=\"hist\">2008 mainline</th><th class=\"hist\">2008 RT</th>"
 		"<th class=\"hist\">2008 adaptive RT</th></tr>");
 
-	sb_adds(sb, "<tr><td class=\"l\">dbench throughput (MB/s)</td>");
-	for (size_t g = 0; g < c->ng; g++) {
-		if (db)
-			value_cell(sb, c, db, g, 1);
-		else
-			sb_adds(sb, "<td class=\"small\">not measured</td>");
-	}
-	history_cells(sb, "1500", "~170 <span class=\"small\">(&#215;0.11)</span>",
-		      "~700 <span class=\"small\">(&#215;0.47)</span>");
-	sb_adds(sb, "</tr><tr><td class=\"l\">hackbench time (s)");
-	if (hb && strcmp(hb->label, hb->workload)) {
-		sb_adds(sb, " <span class=\"small\">");
-		esc(sb, hb->label);
-		sb_adds(sb, "</span>");
-	}
-	sb_adds(sb, "</td>");
-	for (size_t g = 0; g < c->ng; g++) {
-		if (hb)
-			value_cell(sb, c, hb, g, 1);
-		else
-			sb_adds(sb, "<td class=\"small\">not measured</td>");
-	}
-	history_cells(sb, "3.9 <span class=\"small\">(hackbench 50, 4-way)</span>",
-		      "16.3&#8211;18.6 <span class=\"small\">(&#215;4.2&#8211;4.8)</span>",
-		      "4.8 <span class=\"small\">(&#215;1.23)</span>");
-	sb_adds(sb, "</tr><tr><td class=\"l\">kernel build elapsed (s)");
-	if (kb && strcmp(kb->label, kb->workload)) {
-		sb_adds(sb, " <span class=\"small\">");
-		esc(sb, kb->label);
-		sb_adds(sb, "</span>");
-	}
-	sb_adds(sb, "</td>");
-	for (size_t g = 0; g < c->ng; g++) {
-		if (kb)
-			value_cell(sb, c, kb, g, 1);
-		else
-			sb_adds(sb, "<td class=\"small\">not measured</td>");
-	}
-	history_cells(sb, "&#8211;", "&#8211;", "&#8211;");
-	sb_adds(sb, "</tr>");
+	seed_row(sb, c, "dbench throughput (MB/s)", db, 0, "1500",
+		 "~170 <span class=\"small\">(&#215;0.11)</span>",
+		 "~700 <span class=\"small\">(&#215;0.47)</span>");
+	seed_row(sb, c, "hackbench time (s)", hb, 1,
+		 "3.9 <span class=\"small\">(hackbench 50, 4-way)</span>",
+		 "16.3&#8211;18.6 <span class=\"small\">(&#215;4.2&#8211;4.8)</span>",
+		 "4.8 <span class=\"small\">(&#215;1.23)</span>");
+	seed_row(sb, c, "kernel build elapsed (s)", kb, 1, "&#8211;", "&#8211;", "&#8211;");
 	for (size_t l = 0; l < c->nlat; l++) {
 		for (int which = 0; which < 2; which++) {
 			const struct cmp_metric *per = NULL;
