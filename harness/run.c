@@ -237,6 +237,20 @@ static void last_lines(const char *text, int n, char *out, size_t outlen)
 	snprintf(out, outlen, "%.*s", (int)(text + len - p), p);
 }
 
+/* "exited with status N[, killed by signal S]" and the last lines of the
+ * command's stderr, then of its stdout when that has any: make says why on
+ * stderr, dbench on stdout ("ERROR: child 0 failed at line 42"). */
+static void exit_message(char *msg, size_t msglen, const char *what, int status, int sig,
+			 const char *out, const char *errout)
+{
+	char etail[1200], otail[800];
+	last_lines(errout ? errout : "", 12, etail, sizeof(etail));
+	last_lines(out ? out : "", 8, otail, sizeof(otail));
+	snprintf(msg, msglen, "%sexited with status %d%s%s; last lines of stderr:\n%s%s%s", what,
+		 status, sig ? ", killed by signal " : "", sig ? strsignal(sig) : "", etail,
+		 *otail ? "\nlast lines of stdout:\n" : "", otail);
+}
+
 /* The untimed step before a workload (kbuild's configure in the guest).
  * 0 when it succeeded; otherwise WJ says why and *RET is -1 if the guest
  * is gone. */
@@ -245,7 +259,7 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 {
 	json_object *req = json_object_new_object(), *resp = NULL, *v;
 	double timeout = cmd->pre_timeout_s * tscale;
-	char msg[2000], tail[1600];
+	char msg[2200];
 	int status, bad = 1;
 
 	json_object_object_add(req, "op", json_object_new_string("exec"));
@@ -278,10 +292,9 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 		bad = 0;
 		goto out;
 	}
-	last_lines(json_object_object_get_ex(resp, "stderr", &v) ? json_object_get_string(v) : "",
-		   12, tail, sizeof(tail));
-	snprintf(msg, sizeof(msg), "untimed step exited with status %d; last lines of stderr:\n%s",
-		 status, tail);
+	exit_message(msg, sizeof(msg), "untimed step ", status, 0,
+		     json_object_object_get_ex(resp, "stdout", &v) ? json_object_get_string(v) : "",
+		     json_object_object_get_ex(resp, "stderr", &v) ? json_object_get_string(v) : "");
 fail:
 	json_object_object_add(wj, "status", json_object_new_string("failed"));
 	json_object_object_add(wj, "error", json_object_new_string(msg));
@@ -413,10 +426,8 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 		int status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
 		int sig = json_object_object_get_ex(resp, "signal", &v) ? json_object_get_int(v) : 0;
 		if (status != 0 || sig) {
-			char msg[2000], tail[1600];
-			last_lines(errout, 12, tail, sizeof(tail));
-			snprintf(msg, sizeof(msg), "exited with status %d%s%s; last lines of stderr:\n%s",
-				 status, sig ? ", killed by signal " : "", sig ? strsignal(sig) : "", tail);
+			char msg[2200];
+			exit_message(msg, sizeof(msg), "", status, sig, out, errout);
 			json_object_object_add(wj, "status", json_object_new_string("failed"));
 			json_object_object_add(wj, "error", json_object_new_string(msg));
 			goto out;

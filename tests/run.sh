@@ -44,7 +44,11 @@ for s in "$top"/tests/integration/${TESTS_FILTER:-*}.sh; do
 	0) pass=$((pass + 1)); echo "ok   $name (${el}s)" ;;
 	77) skip=$((skip + 1)); echo "skip $name: $(grep '^SKIP' "$out" | tail -1)" ;;
 	*) fail=$((fail + 1)); failed_names="$failed_names $name"
-	   echo "FAIL $name (exit $rc, ${el}s; log $out)"; tail -40 "$out" ;;
+	   echo "FAIL $name (exit $rc, ${el}s; log $out)"
+	   # the failed checks and kbench's warnings from the whole log (CI
+	   # keeps only part of the output), then its end
+	   grep -E '^(FAIL|warning|note)' "$out" | head -30 | sed 's/^/| /'
+	   tail -40 "$out" ;;
 	esac
 done
 

@@ -266,6 +266,15 @@ static int dbench_parse(const void *params, const char *out, size_t len,
 					   p->clients);
 				goto out;
 			}
+			/* dbench's figure is that of its last whole second after the
+			 * warm-up; a run that never had one prints 0 (seen with -t 1,
+			 * and when slow clients keep it in warm-up to the end) */
+			if (mbs <= 0) {
+				parse_fail(err, ln.no, "dbench measured no second after its warm-up "
+					   "(throughput 0): the run is too short for this machine, "
+					   "raise 'duration'");
+				goto out;
+			}
 			stage = DB_DONE;
 			break;
 		case DB_DONE:

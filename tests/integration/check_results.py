@@ -3,6 +3,9 @@
 that the metrics are present and plausible for the workloads that ran.
 
 usage: check_results.py [--expect-rt yes|no] [--min-ok N] results.json...
+
+Failed iterations are listed with their reasons; a parse error of a tool's
+output fails the check whatever --min-ok allows.
 """
 import argparse
 import json
@@ -44,6 +47,20 @@ def main():
         ok = [it for it in doc["iterations"] if it["status"] == "ok"]
         if len(ok) < a.min_ok:
             errors.append(f"{path}: {len(ok)} ok iterations, want >= {a.min_ok}")
+        # say why an iteration failed, here at the end of the log where CI
+        # shows it; a tool's output kbench could not parse is kbench's own
+        # fault and fails the check even when enough iterations were ok
+        for it in doc["iterations"]:
+            if it["status"] == "ok":
+                continue
+            print(f"note: {path}: iteration {it.get('index')}: {it['status']}: {it.get('error')}")
+            for w in it.get("workloads", []):
+                if w.get("status") == "ok":
+                    continue
+                print(f"note:   {w.get('label')}: {w.get('status')}: {w.get('error')}")
+                if w.get("status") == "parse-error":
+                    errors.append(f"{path}: iteration {it.get('index')}: {w.get('label')}: "
+                                  f"kbench could not parse the tool's output: {w.get('error')}")
         rt = doc["variant"]["realtime"]
         prt = doc["variant"].get("preempt_rt")
         if a.expect_rt == "yes" and rt != "1" and prt is not True:

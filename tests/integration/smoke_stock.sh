@@ -3,6 +3,11 @@
 # (rt-stock the whole of it, kbuild included, as `make bench SUITE=smoke`
 # does; mainline-stock without the kernel compile, to spare CI time);
 # validate results.json against the schema and check metrics are plausible.
+# Three iterations each, of which two must be ok: a guest under TCG can
+# fail on its own now and then (CI once saw a dbench run fail, cause not
+# recorded then; see
+# docs/reliability.md), and check_results.py prints why any iteration
+# failed; a tool output kbench cannot parse fails the test regardless.
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null ||
@@ -12,9 +17,9 @@ for v in mainline-stock rt-stock; do
 done
 
 awk '/^\[/ { skip = ($0 == "[kbuild]") } !skip' "$top/configs/suites/smoke.ini" >"$tmp/smoke.ini"
-expect_exit 0 "$KB" run --kernel mainline-stock --suite "$tmp/smoke.ini" --reports "$tmp/r" --run-id main
+expect_exit 0 "$KB" run --kernel mainline-stock --suite "$tmp/smoke.ini" --iterations 3 --reports "$tmp/r" --run-id main
 cat "$tmp/out"
-expect_exit 0 "$KB" run --kernel rt-stock --suite smoke --reports "$tmp/r" --run-id rt
+expect_exit 0 "$KB" run --kernel rt-stock --suite smoke --iterations 3 --reports "$tmp/r" --run-id rt
 cat "$tmp/out"
 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --min-ok 2 \
 	"$tmp/r/runs/main/results.json" && ok "mainline results valid" || bad "mainline results"

@@ -718,6 +718,8 @@ static const struct bad bad_outputs[] = {
 	{ DB, "bad-duration.txt", DB2, 3, "ran for 4 s, expected 3" },
 	{ DB, "bad-binary.txt", DB2, 8, "control byte" },
 	{ DB, "bad-trailing.txt", DB2, 32, "unexpected line after the summary" },
+	/* real: -t 1 ends before dbench's first whole second, so no figure */
+	{ DB, "t1-c2-no-execute.txt", KV("clients=2", "duration=1"), 29, "throughput 0" },
 	{ DB, "bad-no-header.txt", DB2, 29, "before the operation table" },
 	{ DB, "t3-c2.txt", KV("clients=4", "duration=3"), 31, "expected 4" },
 	{ DB, "t3-c2.txt", KV("clients=2", "duration=10"), 3, "expected 10" },
