@@ -936,14 +936,15 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 	for (size_t i = 0; i < c->nm; i++)
 		for (size_t g = 0; g < c->ng; g++)
 			judge(c, &c->m[i], g);
-	for (size_t g = 0; g < c->ng; g++)
-		for (size_t i = 0; g != c->base && i < c->nm; i++) {
-			int first = 1;
-			for (size_t j = 0; j < i; j++)
-				first &= strcmp(c->m[j].label, c->m[i].label) != 0;
-			if (first)
+	/* one family per label, each variant against the baseline */
+	for (size_t i = 0; i < c->nm; i++) {
+		size_t j = 0;
+		while (j < i && strcmp(c->m[j].label, c->m[i].label))
+			j++;
+		for (size_t g = 0; j == i && g < c->ng; g++)
+			if (g != c->base)
 				control_fdr(c, g, c->m[i].label);
-		}
+	}
 	merged_percentiles(c);
 	scores(c);
 	add_warnings(c);
