@@ -15,7 +15,7 @@ O       ?= build
 CFLAGS  ?= -O2 -g
 # -Wno-format-truncation: paths are bounded by KB_PATH_MAX and cache_root()
 # refuses roots long enough to truncate; gcc cannot see that.
-KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
+KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Iharness -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
 LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lsqlite3 -lm
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -29,7 +29,10 @@ GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DEFS = -DKB_VERSION='"$(VERSION)"' -DKB_GIT_COMMIT='"$(GIT_COMMIT)"' \
        -DKB_SRCDIR='"$(CURDIR)"'
 
-LIB_SRC   = $(filter-out harness/kbench.c,$(wildcard harness/*.c)) $(wildcard workloads/*.c)
+# every layer's sources (harness/<layer>/*.c, docs/architecture.md) but the
+# command's main and the guest agent, which link on their own
+LIB_SRC   = $(filter-out harness/cli/kbench.c harness/agent/%,$(wildcard harness/*/*.c)) \
+            $(wildcard workloads/*.c)
 LIB_OBJ   = $(LIB_SRC:%.c=$(O)/obj/%.o)
 SAN_OBJ   = $(LIB_SRC:%.c=$(O)/san/%.o)
 TEST_SRC  = $(wildcard tests/unit/test_*.c)
@@ -38,11 +41,11 @@ SAN_TESTS = $(TEST_SRC:tests/unit/%.c=$(O)/tests-san/%)
 
 all: kbench $(O)/kbench-agent
 
-kbench: $(O)/obj/harness/kbench.o $(LIB_OBJ)
+kbench: $(O)/obj/harness/cli/kbench.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # The guest agent is static: the initramfs carries it without libraries.
-$(O)/kbench-agent: harness/agent/agent.c harness/proto.h
+$(O)/kbench-agent: harness/agent/agent.c harness/agent/proto.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KB_CFLAGS) -static -o $@ $< -ljson-c
 
@@ -116,7 +119,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_NAMES    = hackbench dbench cyclictest kbuild lock_stats proto config results trouble
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP $(FUZZ_SAN)
+FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE -Iharness -Wall -Wextra -Werror -MMD -MP $(FUZZ_SAN)
 FUZZ_OBJ      = $(LIB_SRC:%.c=$(O)/fuzz/obj/%.o) $(O)/fuzz/obj/fuzz/targets.o
 FUZZ_BINS     = $(FUZZ_NAMES:%=$(O)/fuzz/bin/%)
 

@@ -3,14 +3,14 @@
  * guest agent, suite and variant files, and stored results.json files
  * (loaded, then compared and rendered as the report would be). */
 #include "targets.h"
-#include "../workloads/workload.h"
-#include "../harness/compare.h"
-#include "../harness/config.h"
-#include "../harness/guest.h"
-#include "../harness/report.h"
-#include "../harness/results.h"
-#include "../harness/run.h"
-#include "../harness/trouble.h"
+#include "core/workload.h"
+#include "stats/compare.h"
+#include "core/config.h"
+#include "backend/guest.h"
+#include "report/report.h"
+#include "run/results.h"
+#include "run/run.h"
+#include "run/trouble.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,9 +2,9 @@
  * under a hackbench background load as rteval runs it. The run keeps a
  * 1 us histogram per thread; parse turns it into min/avg/max, percentiles
  * and an overflow count, and keeps the whole histogram in results.json. */
-#include "workload.h"
-#include "cyclictest.h"
-#include "../harness/proto.h"
+#include "core/workload.h"
+#include "core/histogram.h"
+#include "agent/proto.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,62 +182,6 @@ static int cyclictest_command(const void *params, struct guest_cmd *cmd)
 		cmd->bg_in_root = 1;
 	}
 	cmd->timeout_s = p->duration + 60;
-	return 0;
-}
-
-/* Nearest-rank percentile of a 1 us histogram (see cyclictest.h). */
-int cyclictest_percentile(const uint64_t *counts, size_t nbuckets, uint64_t overflows,
-			  double max, uint32_t ppm, double *out)
-{
-	uint64_t n = overflows, rank, seen = 0;
-
-	if (!ppm || ppm > 1000000 || isnan(max))
-		return -1;
-	for (size_t i = 0; i < nbuckets; i++) {
-		if (counts[i] > UINT64_MAX - n)
-			return -1;
-		n += counts[i];
-	}
-	if (!n)
-		return -1;
-	/* ceil(n * ppm / 1e6) without overflowing 64 bits */
-	rank = n / 1000000 * ppm + ((n % 1000000) * ppm + 999999) / 1000000;
-	for (size_t i = 0; i < nbuckets; i++) {
-		seen += counts[i];
-		if (seen >= rank) {
-			*out = (double)i;
-			return 0;
-		}
-	}
-	/* among the overflows: somewhere in [nbuckets, max]; report max */
-	*out = max >= (double)nbuckets ? max : (double)nbuckets;
-	return 0;
-}
-
-static const struct {
-	const char *name;
-	uint32_t ppm;
-} ct_percentiles[] = {
-	{ "lat_p50", 500000 },
-	{ "lat_p90", 900000 },
-	{ "lat_p99", 990000 },
-	{ "lat_p99_9", 999000 },
-	{ "lat_p99_99", 999900 },
-};
-#define N_PCT (sizeof(ct_percentiles) / sizeof(ct_percentiles[0]))
-
-/* The five standard percentiles as metrics, all or none. */
-int cyclictest_add_percentiles(struct metric_set *ms, const uint64_t *counts,
-			       size_t nbuckets, uint64_t overflows, double max)
-{
-	double v[N_PCT];
-
-	for (size_t i = 0; i < N_PCT; i++)
-		if (cyclictest_percentile(counts, nbuckets, overflows, max, ct_percentiles[i].ppm,
-					  &v[i]))
-			return -1;
-	for (size_t i = 0; i < N_PCT; i++)
-		metric_set_add(ms, ct_percentiles[i].name, "us", BETTER_LOWER, v[i]);
 	return 0;
 }
 
@@ -475,7 +419,7 @@ static void ct_emit(const struct ct_hist *h, struct metric_set *ms)
 	metric_set_add(ms, "lat_avg", "us", BETTER_LOWER, wsum / (double)cycles);
 	metric_set_add(ms, "lat_max", "us", BETTER_LOWER, (double)lat_max);
 	/* cannot fail: every thread has samples and lat_max is finite */
-	cyclictest_add_percentiles(ms, merged, h->nbuckets, ovf, (double)lat_max);
+	hist_add_percentiles(ms, merged, h->nbuckets, ovf, (double)lat_max);
 	metric_set_add(ms, "overflows", "count", BETTER_LOWER, (double)ovf);
 
 	json_object_object_add(x, "bucket_us", json_object_new_int(1));

@@ -21,10 +21,10 @@
  * Metrics: elapsed, user and sys seconds of make, measured by the agent
  * (wait4 rusage of make and every compiler it waited for).
  */
-#include "workload.h"
-#include "../harness/build.h"
-#include "../harness/proto.h"
-#include "../harness/spawn.h"
+#include "core/workload.h"
+#include "kernel/source.h"
+#include "agent/proto.h"
+#include "core/spawn.h"
 
 #include <errno.h>
 #include <stdio.h>

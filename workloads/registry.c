@@ -1,6 +1,6 @@
 /* registry.c - the list of workloads, their self-check, guest commands and
  * the line/number helpers every output parser shares. */
-#include "workload.h"
+#include "core/workload.h"
 
 #include <limits.h>
 #include <math.h>

@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "../proto.h"
+#include "agent/proto.h"
 
 static int port_fd = -1;
 static json_object *modules_failed;

@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../harness/compare.h"
-#include "../../harness/report.h"
-#include "../../harness/results.h"
+#include "stats/compare.h"
+#include "report/report.h"
+#include "run/results.h"
 #include "../unit/synth.h"
 
 static const char *const variants[] = { "mainline", "rt", "rt-adaptive", "rt-upstream" };

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/results.h"
+#include "run/results.h"
 #include "../unit/synth.h"
 
 /* Quiet metrics (2-5% CV) so that a verdict does not hang on luck. */

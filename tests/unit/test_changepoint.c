@@ -1,5 +1,5 @@
-/* test_changepoint.c - E-divisive means (harness/changepoint.c) on
- * synthetic series, and on a seeded history database (harness/history.c):
+/* test_changepoint.c - E-divisive means (harness/history/changepoint.c) on
+ * synthetic series, and on a seeded history database (harness/history/history.c):
  * a step change is found at the night it was injected, a flat noisy
  * series gives none; plus the history's schema rules (migration from
  * version 1, a newer schema or a foreign database refused, duplicates). */
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/changepoint.h"
-#include "../../harness/history.h"
+#include "history/changepoint.h"
+#include "history/history.h"
 #include "synth.h"
 
 /* Gaussian noise of relative size CV around MEAN, STEP added from AT on. */

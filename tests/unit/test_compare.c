@@ -1,5 +1,5 @@
-/* test_compare.c - the comparison engine (harness/compare.c) and the
- * report (harness/report.c) on synthetic results (synth.h): A/A trials,
+/* test_compare.c - the comparison engine (harness/stats/compare.c) and the
+ * report (harness/report/report.c) on synthetic results (synth.h): A/A trials,
  * a 10% shift, refusal of mixed inputs, corrupt files, histogram merging,
  * comparison.json and the HTML's safety. */
 #include <stdarg.h>
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/compare.h"
-#include "../../harness/report.h"
-#include "../../harness/results.h"
+#include "stats/compare.h"
+#include "report/report.h"
+#include "run/results.h"
 #include "synth.h"
 
 /* Add DOC (owned) to IN as if loaded from PATH, grouped by its variant. */

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "../../fuzz/targets.h"
-#include "../../harness/guest.h"
-#include "../../harness/util.h"
+#include "backend/guest.h"
+#include "core/util.h"
 
 #ifndef KB_SRCDIR
 #error "KB_SRCDIR must name the source tree"

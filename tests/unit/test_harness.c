@@ -7,10 +7,10 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../harness/apt.h"
-#include "../../harness/run.h"
-#include "../../harness/trouble.h"
-#include "../../harness/util.h"
+#include "kernel/apt.h"
+#include "run/run.h"
+#include "run/trouble.h"
+#include "core/util.h"
 
 static char *fixture(const char *rel)
 {

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/cmd_compare.h"
-#include "../../harness/results.h"
-#include "../../harness/spawn.h"
+#include "cli/cmd_compare.h"
+#include "run/results.h"
+#include "core/spawn.h"
 #include "synth.h"
 
 #ifndef KB_SRCDIR

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/spawn.h"
+#include "core/spawn.h"
 
 static int sh(const char *script, double timeout, struct child *c)
 {

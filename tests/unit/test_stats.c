@@ -1,4 +1,4 @@
-/* test_stats.c - harness/stats.c against values computed independently.
+/* test_stats.c - harness/stats/stats.c against values computed independently.
  *
  * Reference values come from SciPy 1.10.1 (Debian 12 python3-scipy) and
  * NumPy, computed once and copied here; each is preceded by the call that
@@ -20,8 +20,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../harness/stats.h"
-#include "../../harness/util.h"
+#include "stats/stats.h"
+#include "core/util.h"
 
 static const double A[] = { 1.82, 1.95, 1.77, 2.10, 1.88 };
 static const double B[] = { 2.01, 2.15, 1.98, 2.30, 2.07, 2.22 };

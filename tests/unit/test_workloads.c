@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../workloads/workload.h"
-#include "../../workloads/cyclictest.h"
+#include "core/workload.h"
+#include "core/histogram.h"
 
 #ifndef KB_SRCDIR
 #error "KB_SRCDIR must name the source tree"
@@ -851,63 +851,63 @@ static void test_percentiles(void **state)
 	double v = -1;
 	(void)state;
 
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 500000, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 500000, &v), 0);
 	assert_double(v, 3); /* rank 50: 10 + 20 + 30 reach it at bucket 3 */
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 100000, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 100000, &v), 0);
 	assert_double(v, 1); /* rank 10 */
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 100001, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 100001, &v), 0);
 	assert_double(v, 2); /* rank 11 */
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 300000, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 300000, &v), 0);
 	assert_double(v, 2); /* rank 30 exactly */
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 900000, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 900000, &v), 0);
 	assert_double(v, 4);
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 1000000, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 1000000, &v), 0);
 	assert_double(v, 4);
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 1, &v), 0);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 1, &v), 0);
 	assert_double(v, 1); /* rank 1: lowest sample */
 
 	/* overflows: 20 samples, 10 of them at or above 2 us, max 250 us */
-	assert_int_equal(cyclictest_percentile(o, 2, 10, 250, 500000, &v), 0);
+	assert_int_equal(hist_percentile(o, 2, 10, 250, 500000, &v), 0);
 	assert_double(v, 1);
-	assert_int_equal(cyclictest_percentile(o, 2, 10, 250, 510000, &v), 0);
+	assert_int_equal(hist_percentile(o, 2, 10, 250, 510000, &v), 0);
 	assert_double(v, 250);
-	assert_int_equal(cyclictest_percentile(o, 2, 10, 250, 999900, &v), 0);
+	assert_int_equal(hist_percentile(o, 2, 10, 250, 999900, &v), 0);
 	assert_double(v, 250);
 	/* a max below the histogram's end: the overflow region's lower bound */
-	assert_int_equal(cyclictest_percentile(o, 2, 10, 1, 999900, &v), 0);
+	assert_int_equal(hist_percentile(o, 2, 10, 1, 999900, &v), 0);
 	assert_double(v, 2);
 	/* only overflows */
-	assert_int_equal(cyclictest_percentile(o, 0, 7, 99, 500000, &v), 0);
+	assert_int_equal(hist_percentile(o, 0, 7, 99, 500000, &v), 0);
 	assert_double(v, 99);
 
 	/* integer ranks: 0.9999 * 10000 is 9999 exactly (in floating point
 	 * ceil() would give 10000 and answer bucket 1) */
-	assert_int_equal(cyclictest_percentile(edge, 2, 0, 1, 999900, &v), 0);
+	assert_int_equal(hist_percentile(edge, 2, 0, 1, 999900, &v), 0);
 	assert_double(v, 0);
-	assert_int_equal(cyclictest_percentile(edge, 2, 0, 1, 999901, &v), 0);
+	assert_int_equal(hist_percentile(edge, 2, 0, 1, 999901, &v), 0);
 	assert_double(v, 1);
 
 	/* errors */
 	v = -1;
-	assert_int_equal(cyclictest_percentile(h, 0, 0, 4, 500000, &v), -1);
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 0, &v), -1);
-	assert_int_equal(cyclictest_percentile(h, 5, 0, 4, 1000001, &v), -1);
-	assert_int_equal(cyclictest_percentile(h, 5, 0, NAN, 500000, &v), -1);
-	assert_int_equal(cyclictest_percentile(huge, 2, 0, 1, 500000, &v), -1);
+	assert_int_equal(hist_percentile(h, 0, 0, 4, 500000, &v), -1);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 0, &v), -1);
+	assert_int_equal(hist_percentile(h, 5, 0, 4, 1000001, &v), -1);
+	assert_int_equal(hist_percentile(h, 5, 0, NAN, 500000, &v), -1);
+	assert_int_equal(hist_percentile(huge, 2, 0, 1, 500000, &v), -1);
 	huge[1] = 0;
-	assert_int_equal(cyclictest_percentile(huge, 2, 1, 1, 500000, &v), -1);
+	assert_int_equal(hist_percentile(huge, 2, 1, 1, 500000, &v), -1);
 	assert_double(v, -1);
 
 	/* all five as metrics */
 	{
 		struct metric_set ms = METRIC_SET_INIT;
-		assert_int_equal(cyclictest_add_percentiles(&ms, o, 2, 10, 250), 0);
+		assert_int_equal(hist_add_percentiles(&ms, o, 2, 10, 250), 0);
 		assert_int_equal(ms.n, 5);
 		assert_double(metric(&ms, "lat_p50", "us", BETTER_LOWER), 1);
 		assert_double(metric(&ms, "lat_p90", "us", BETTER_LOWER), 250);
 		assert_double(metric(&ms, "lat_p99_99", "us", BETTER_LOWER), 250);
 		metric_set_release(&ms);
-		assert_int_equal(cyclictest_add_percentiles(&ms, h, 0, 0, 0), -1);
+		assert_int_equal(hist_add_percentiles(&ms, h, 0, 0, 0), -1);
 		assert_int_equal(ms.n, 0);
 	}
 }

@@ -1,0 +1,27 @@
+/* hostroot.h - the host's toolchain inside the guest (kbuild): /usr, /etc
+ * and any top-level directory that is not a symlink into /usr, shared
+ * read-only over virtio-9p and assembled by the agent under KB_HOSTROOT. */
+#ifndef KBENCH_HOSTROOT_H
+#define KBENCH_HOSTROOT_H
+
+#include "backend/guest.h"
+
+#define HOSTROOT_MAX 16
+
+struct host_entry {
+	char name[32];    /* top-level name: "usr", "bin", ... */
+	int is_link;      /* a symlink (recreated in the guest) */
+	char target[256]; /* its target, when a link */
+	char tag[32];     /* 9p mount tag, when shared */
+};
+
+/* The entries of the host root the guest needs; count or -1. */
+int hostroot_layout(struct host_entry *e, int max);
+/* QEMU arguments that share them (-fsdev/-device pairs). */
+void hostroot_qemu_args(struct strvec *argv);
+/* Assemble the root in a booted guest: tmpfs, 9p shares, links, proc,
+ * sys, dev, tmp; then the kbuild disk (serial KB_KBUILD_SERIAL) at
+ * DISK_MOUNT when given. 0, or -1 with ERR set. */
+int hostroot_setup(struct guest *g, const char *disk_mount, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,449 @@
+/* cmd_history.c - `kbench history` (list, import, nights, trends, check)
+ * and `kbench merge` (several machines' runs or nights in one report). */
+#include "cli/cmd_nightly.h"
+#include "stats/compare.h"
+#include "history/history.h"
+#include "core/jsonutil.h"
+#include "report/report.h"
+#include "history/trend.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char history_usage[] =
+	"usage: kbench history [list] [--variant V] [--metric M] [--since DATE] [--host H]\n"
+	"                      [--suite S] [--night ID] [--limit N]\n"
+	"       kbench history import RUN-DIR|NIGHT-DIR|results.json... [--night ID]\n"
+	"       kbench history nights\n"
+	"       kbench history trends --suite S [--variant V]... [--host H] [--html FILE]\n"
+	"       kbench history check\n"
+	"       kbench history accept NIGHT   (a deliberate change: later nights are judged\n"
+	"                                      against this night)\n"
+	"  every command takes --history FILE (default $KBENCH_HISTORY or reports/history.sqlite)\n"
+	"  --metric: metric, workload.metric or label.metric; prints each run's values\n"
+	"  --since: an ISO 8601 date or time (2026-11-01)\n";
+
+enum { H_VARIANT = 4000, H_METRIC, H_SINCE, H_HOST, H_SUITE, H_NIGHT, H_LIMIT, H_HISTORY, H_HTML,
+       H_OUT, H_POOL, H_BASELINE, H_FORCE, H_HELP };
+
+/* Import a night directory (it has nightly.json): its runs keep their night. */
+static int import_night(struct history *h, const char *dir, int *added, int *dups)
+{
+	char path[KB_PATH_MAX];
+	json_object *nj;
+	const char *id;
+	int r;
+	snprintf(path, sizeof(path), "%s/nightly.json", dir);
+	nj = json_object_from_file(path);
+	if (!nj || !(id = jstr(nj, "night"))) {
+		json_object_put(nj);
+		return error("'%s': not a kbench nightly.json", path);
+	}
+	r = history_night_exists(h, id);
+	if (r == 0) {
+		json_object *ex = jget(nj, "exit");
+		r = history_night_begin(h, id, jstr(nj, "host_id"), jstr(nj, "suite"), jstr(nj, "config"));
+		if (!r)
+			r = history_night_end(h, id, ex ? json_object_get_int(ex) : 2, "imported");
+	}
+	if (r >= 0)
+		r = history_import(h, dir, id, added, dups);
+	json_object_put(nj);
+	return r < 0 ? -1 : 0;
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, H_VARIANT },
+		{ "metric", required_argument, NULL, H_METRIC },
+		{ "since", required_argument, NULL, H_SINCE },
+		{ "host", required_argument, NULL, H_HOST },
+		{ "suite", required_argument, NULL, H_SUITE },
+		{ "night", required_argument, NULL, H_NIGHT },
+		{ "limit", required_argument, NULL, H_LIMIT },
+		{ "history", required_argument, NULL, H_HISTORY },
+		{ "html", required_argument, NULL, H_HTML },
+		{ "help", no_argument, NULL, H_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct history_filter f;
+	struct history h;
+	struct strvec variants = STRVEC_INIT, args = STRVEC_INIT;
+	const char *sub = "list", *hist = NULL, *html = NULL;
+	char path[KB_PATH_MAX];
+	int c, ret = KB_EXIT_USAGE, open = 0;
+
+	memset(&f, 0, sizeof(f));
+	memset(&h, 0, sizeof(h));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case H_VARIANT: f.variant = optarg; strvec_push(&variants, optarg); break;
+		case H_METRIC: f.metric = optarg; break;
+		case H_SINCE: f.since = optarg; break;
+		case H_HOST: f.host = optarg; break;
+		case H_SUITE: f.suite = optarg; break;
+		case H_NIGHT: f.night = optarg; break;
+		case H_LIMIT: f.limit = atoi(optarg); break;
+		case H_HISTORY: hist = optarg; break;
+		case H_HTML: html = optarg; break;
+		case H_HELP:
+			fputs(history_usage, stdout);
+			ret = KB_EXIT_OK;
+			goto out;
+		default:
+			error("unknown option '%s'", argv[optind - 1]);
+			fputs(history_usage, stderr);
+			goto out;
+		}
+	}
+	/* the subcommand may come before or after the options */
+	if (optind < argc && (!strcmp(argv[optind], "list") || !strcmp(argv[optind], "import") ||
+			      !strcmp(argv[optind], "nights") || !strcmp(argv[optind], "trends") ||
+			      !strcmp(argv[optind], "check") || !strcmp(argv[optind], "accept")))
+		sub = argv[optind++];
+	for (int i = optind; i < argc; i++)
+		strvec_push(&args, argv[i]);
+	if (strcmp(sub, "list") && strcmp(sub, "import") && strcmp(sub, "nights") &&
+	    strcmp(sub, "trends") && strcmp(sub, "check") && strcmp(sub, "accept")) {
+		error("unknown history command '%s' (list, import, nights, trends, check, accept)", sub);
+		goto out;
+	}
+	if (args.n && strcmp(sub, "import") && strcmp(sub, "accept")) {
+		error("unknown history command or argument '%s' (commands: list, import, nights, "
+		      "trends, check)", args.v[0]);
+		goto out;
+	}
+	if (hist)
+		snprintf(path, sizeof(path), "%s", hist);
+	else
+		history_default_path(NULL, path, sizeof(path));
+	if (history_open(&h, path, !strcmp(sub, "import")))
+		goto out;
+	open = 1;
+	if (!strcmp(sub, "list")) {
+		ret = history_list(&h, &f, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
+	} else if (!strcmp(sub, "nights")) {
+		ret = history_list_nights(&h, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
+	} else if (!strcmp(sub, "accept")) {
+		if (args.n != 1) {
+			error("usage: kbench history accept NIGHT");
+			goto out;
+		}
+		if (history_night_accept(&h, args.v[0]))
+			goto out;
+		printf("night %s accepted: later nights are judged against it\n", args.v[0]);
+		ret = KB_EXIT_OK;
+	} else if (!strcmp(sub, "check")) {
+		ret = history_check(&h, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
+		if (!ret)
+			printf("history %s: intact (schema version %d)\n", path, HISTORY_SCHEMA_VERSION);
+	} else if (!strcmp(sub, "import")) {
+		int added = 0, dups = 0, bad = 0;
+		if (!args.n) {
+			error("usage: kbench history import RUN-DIR... [--night ID]");
+			goto out;
+		}
+		for (size_t i = 0; i < args.n; i++) {
+			char nj[KB_PATH_MAX];
+			snprintf(nj, sizeof(nj), "%s/nightly.json", args.v[i]);
+			if (!f.night && path_exists(nj))
+				bad |= import_night(&h, args.v[i], &added, &dups) != 0;
+			else
+				bad |= history_import(&h, args.v[i], f.night, &added, &dups) != 0;
+		}
+		printf("history %s: %d run%s added, %d already there\n", path, added, added == 1 ? "" : "s",
+		       dups);
+		ret = bad ? KB_EXIT_USAGE : KB_EXIT_OK;
+	} else { /* trends */
+		sqlite3_stmt *st;
+		char hid[17] = "", accel[32] = "";
+		struct trends t;
+		if (!f.suite) {
+			error("kbench history trends needs --suite");
+			goto out;
+		}
+		/* the host: the newest nightly run of the suite (on --host) */
+		if (sqlite3_prepare_v2(h.db, "SELECT host_id, accel FROM runs WHERE night IS NOT NULL AND "
+				       "suite = ?1 AND (?2 IS NULL OR hostname = ?2 OR host_id = ?2) "
+				       "ORDER BY started DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
+			error("history '%s': %s", path, sqlite3_errmsg(h.db));
+			goto out;
+		}
+		sqlite3_bind_text(st, 1, f.suite, -1, SQLITE_STATIC);
+		if (f.host)
+			sqlite3_bind_text(st, 2, f.host, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 2);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			snprintf(hid, sizeof(hid), "%s", (const char *)sqlite3_column_text(st, 0));
+			if (sqlite3_column_text(st, 1))
+				snprintf(accel, sizeof(accel), "%s", (const char *)sqlite3_column_text(st, 1));
+		}
+		sqlite3_finalize(st);
+		if (!hid[0]) {
+			error("history '%s': no nightly run of suite '%s'%s%s", path, f.suite,
+			      f.host ? " on host " : "", f.host ? f.host : "");
+			goto out;
+		}
+		if (trends_build(&h, hid, f.suite, accel, (const char *const *)variants.v, variants.n, NULL,
+				 &t)) {
+			trends_release(&t);
+			goto out;
+		}
+		trends_print(&t, stdout);
+		ret = KB_EXIT_OK;
+		if (html) {
+			struct strbuf sb = STRBUF_INIT;
+			sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+				"<title>kbench trends</title></head><body>");
+			trends_html(&t, &sb);
+			sb_adds(&sb, "</body></html>\n");
+			if (write_file_atomic(html, sb.buf, sb.len))
+				ret = KB_EXIT_USAGE;
+			sb_release(&sb);
+		}
+		trends_release(&t);
+	}
+out:
+	if (open)
+		history_close(&h);
+	strvec_clear(&variants);
+	strvec_clear(&args);
+	return ret;
+}
+
+/* ---- merge ---- */
+
+static const char merge_usage[] =
+	"usage: kbench merge DIR... --out DIR [--pool-hosts] [--baseline GROUP] [--force]\n"
+	"  DIR: run directories, directories of runs, or nights (reports/nightly/ID, as the\n"
+	"  CI jobs upload them). Writes one comparison (comparison.json, report.html),\n"
+	"  junit/ with every night's JUnit files, summary.md and merge.json.\n"
+	"  Runs from different hosts are never pooled: each group is VARIANT@HOST unless\n"
+	"  --pool-hosts pools a variant's runs over hosts (flagged in the report).\n"
+	"exit status: the worst of the nights' (2 error, 1 regression, 3 too noisy, 0),\n"
+	"  0 for plain runs, 2 on bad input\n";
+
+/* Copy DIR/junit/NAME.xml to OUT/junit/PREFIX-NAME.xml. */
+static int copy_junit(const char *dir, const char *out, const char *prefix)
+{
+	char src[KB_PATH_MAX], dst[KB_PATH_MAX];
+	struct dirent **e;
+	int n, ret = 0;
+	snprintf(src, sizeof(src), "%s/junit", dir);
+	n = scandir(src, &e, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(e[i]->d_name);
+		if (l > 4 && !strcmp(e[i]->d_name + l - 4, ".xml")) {
+			snprintf(src, sizeof(src), "%s/junit/%s", dir, e[i]->d_name);
+			snprintf(dst, sizeof(dst), "%s/junit/%s-%s", out, prefix, e[i]->d_name);
+			ret |= copy_file(src, dst, 0644);
+		}
+		free(e[i]);
+	}
+	if (n >= 0)
+		free(e);
+	return ret;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, H_OUT },
+		{ "pool-hosts", no_argument, NULL, H_POOL },
+		{ "baseline", required_argument, NULL, H_BASELINE },
+		{ "force", no_argument, NULL, H_FORCE },
+		{ "help", no_argument, NULL, H_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison cmp;
+	struct strvec hosts = STRVEC_INIT, groups = STRVEC_INIT;
+	struct strbuf md = STRBUF_INIT;
+	json_object *mj = json_object_new_object(), *nights = json_object_new_array();
+	const char *out = NULL, *baseline = NULL;
+	char path[KB_PATH_MAX];
+	int c, pool = 0, force = 0, ret = KB_EXIT_USAGE, worst = KB_EXIT_OK, built = 0, bad = 0;
+
+	cmp_opts_init(&o);
+	memset(&cmp, 0, sizeof(cmp));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case H_OUT: out = optarg; break;
+		case H_POOL: pool = 1; break;
+		case H_BASELINE: baseline = optarg; break;
+		case H_FORCE: force = 1; break;
+		case H_HELP:
+			fputs(merge_usage, stdout);
+			ret = KB_EXIT_OK;
+			goto out;
+		default:
+			error("unknown option '%s'", argv[optind - 1]);
+			fputs(merge_usage, stderr);
+			goto out;
+		}
+	}
+	if (!out || optind >= argc) {
+		fputs(merge_usage, stderr);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/junit", out);
+	if (mkdir_p(path, 0755))
+		goto out;
+	sb_adds(&md, "## kbench merge\n\n");
+	for (int i = optind; i < argc; i++) {
+		char nj[KB_PATH_MAX];
+		json_object *night;
+		bad |= cmp_inputs_add(&in, argv[i], NULL) != 0;
+		snprintf(nj, sizeof(nj), "%s/nightly.json", argv[i]);
+		if (!path_exists(nj))
+			continue;
+		night = json_object_from_file(nj);
+		if (!night || !jstr(night, "night") || !jget(night, "exit")) {
+			error("'%s': not a kbench nightly.json", nj);
+			json_object_put(night);
+			bad = 1;
+			continue;
+		}
+		{
+			int ex = json_object_get_int(jget(night, "exit"));
+			char prefix[256], sm[KB_PATH_MAX];
+			struct strbuf s = STRBUF_INIT;
+			json_object *e = json_object_new_object();
+			snprintf(prefix, sizeof(prefix), "%s-%s", jstr(night, "hostname") ? jstr(night, "hostname") : "host",
+				 jstr(night, "night"));
+			bad |= copy_junit(argv[i], out, prefix) != 0;
+			worst = nightly_worst(worst, ex);
+			snprintf(sm, sizeof(sm), "%s/summary.md", argv[i]);
+			if (path_exists(sm) && read_file(sm, &s, 1 << 20) == 0 && s.buf)
+				sb_addf(&md, "%s\n", s.buf);
+			sb_release(&s);
+			json_object_object_add(e, "dir", json_object_new_string(argv[i]));
+			json_object_object_add(e, "night", json_object_new_string(jstr(night, "night")));
+			json_object_object_add(e, "hostname", jstr(night, "hostname") ?
+					       json_object_new_string(jstr(night, "hostname")) : NULL);
+			json_object_object_add(e, "exit", json_object_new_int(ex));
+			json_object_array_add(nights, e);
+			printf("kbench merge: night %s from %s: exit %d\n", jstr(night, "night"),
+			       jstr(night, "hostname") ? jstr(night, "hostname") : "?", ex);
+		}
+		json_object_put(night);
+	}
+	if (bad)
+		goto out;
+	/* hosts, and a group per variant and host */
+	for (size_t i = 0; i < in.n; i++) {
+		const char *hn = jstr(jget(in.v[i].doc, "host"), "hostname");
+		size_t k;
+		hn = hn ? hn : "?";
+		for (k = 0; k < hosts.n && strcmp(hosts.v[k], hn); k++)
+			;
+		if (k == hosts.n)
+			strvec_push(&hosts, hn);
+	}
+	for (size_t i = 0; i < in.n; i++) {
+		const char *hn = jstr(jget(in.v[i].doc, "host"), "hostname");
+		size_t k;
+		if (hosts.n > 1 && !pool) {
+			char *g = xasprintf("%s@%s", in.v[i].group, hn ? hn : "?");
+			free(in.v[i].group);
+			in.v[i].group = g;
+		}
+		for (k = 0; k < groups.n && strcmp(groups.v[k], in.v[i].group); k++)
+			;
+		if (k == groups.n)
+			strvec_push(&groups, in.v[i].group);
+	}
+	if (baseline) {
+		size_t k, matches = 0;
+		for (k = 0; k < groups.n && strcmp(groups.v[k], baseline); k++)
+			;
+		if (k == groups.n) {
+			struct strbuf on = STRBUF_INIT;
+			for (size_t j = 0; j < groups.n; j++) {
+				size_t l = strlen(baseline);
+				if (!strncmp(groups.v[j], baseline, l) && groups.v[j][l] == '@') {
+					sb_addf(&on, "%s%s", matches ? ", " : "", groups.v[j]);
+					matches++;
+				}
+			}
+			if (matches)
+				error("baseline '%s' ran on %zu hosts (%s): runs from different hosts are not "
+				      "pooled; name one of them, or pass --pool-hosts", baseline, matches, on.buf);
+			else
+				error("baseline '%s' is not among the groups", baseline);
+			sb_release(&on);
+			goto out;
+		}
+	}
+	if (hosts.n > 1)
+		printf("kbench merge: %zu hosts (%s%s): %s\n", hosts.n, hosts.v[0], hosts.n > 2 ? ", ..." :
+		       "", pool ? "variants POOLED over hosts (--pool-hosts)" :
+		       "each variant kept per host as VARIANT@HOST");
+	o.baseline = baseline ? baseline : groups.v[0];
+	o.order = (const char *const *)groups.v;
+	o.norder = groups.n;
+	/* different hosts are expected here; the report flags them */
+	o.force = hosts.n > 1 || force;
+	built = 1;
+	if (comparison_build(&cmp, &in, &o))
+		goto out;
+	if (hosts.n > 1) {
+		char *w = xasprintf(pool ? "runs of %zu hosts POOLED per variant (--pool-hosts): host "
+				    "differences are mixed into the variants' spread" :
+				    "runs of %zu hosts: every group is one variant on one host (VARIANT@HOST); "
+				    "differences between hosts are the machines', not the kernels'", hosts.n);
+		strvec_push(&cmp.warnings, w);
+		free(w);
+	}
+	comparison_print(&cmp, stdout);
+	if (report_write_dir(&cmp, out))
+		goto out;
+	{
+		json_object *hj = json_object_new_array();
+		const char *s;
+		for (size_t i = 0; i < hosts.n; i++)
+			json_object_array_add(hj, json_object_new_string(hosts.v[i]));
+		json_object_object_add(mj, "schema", json_object_new_string("kbench-merge"));
+		json_object_object_add(mj, "schema_version", json_object_new_int(1));
+		json_object_object_add(mj, "hosts", hj);
+		json_object_object_add(mj, "pooled_hosts", json_object_new_boolean(pool));
+		json_object_object_add(mj, "nights", nights);
+		nights = NULL;
+		json_object_object_add(mj, "exit", json_object_new_int(worst));
+		s = json_object_to_json_string_ext(mj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
+		snprintf(path, sizeof(path), "%s/merge.json", out);
+		if (write_file_atomic(path, s, strlen(s)))
+			goto out;
+		sb_addf(&md, "merged: %zu run%s from %zu host%s%s; exit %d\n", in.n, in.n == 1 ? "" : "s",
+			hosts.n, hosts.n == 1 ? "" : "s", pool ? " (pooled)" : "", worst);
+		snprintf(path, sizeof(path), "%s/summary.md", out);
+		if (write_file_atomic(path, md.buf, md.len))
+			goto out;
+	}
+	printf("report:  %s/report.html\nsummary: %s/summary.md\nexit %d\n", out, out, worst);
+	ret = worst;
+out:
+	if (built)
+		comparison_release(&cmp);
+	json_object_put(mj);
+	json_object_put(nights);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	strvec_clear(&hosts);
+	strvec_clear(&groups);
+	sb_release(&md);
+	return ret;
+}

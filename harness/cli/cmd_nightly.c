@@ -1,0 +1,749 @@
+/* cmd_nightly.c - `kbench nightly`: fetch or build the variants named in
+ * configs/nightly.ini, run the suite, record the runs in the history as
+ * one night, judge each variant against the last good night and against
+ * the pinned baseline night with kbench regress's rules, and write the
+ * night's report (with trends and change points), JUnit XML, a Markdown
+ * summary and nightly.json. Exit status: regress's, the worst over every
+ * judgement (2 error, then 1 regression, then 3 too noisy, then 0).
+ * Layout and method: docs/nightly.md. */
+#include "cli/cmd_nightly.h"
+#include "stats/compare.h"
+#include "core/config.h"
+#include "history/history.h"
+#include "core/jsonutil.h"
+#include "kernel/kernel.h"
+#include "stats/regress.h"
+#include "report/report.h"
+#include "run/results.h"
+#include "run/run.h"
+#include "core/spawn.h"
+#include "history/trend.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int nightly_worst(int a, int b)
+{
+	static const int rank[] = { 0, 2, 3, 1 }; /* by exit code 0..3 */
+	int ra = a >= 0 && a <= 3 ? rank[a] : 3, rb = b >= 0 && b <= 3 ? rank[b] : 3;
+	return ra >= rb ? (a >= 0 && a <= 3 ? a : 2) : (b >= 0 && b <= 3 ? b : 2);
+}
+
+/* ---- configs/nightly.ini ---- */
+
+struct nightly_cfg {
+	char path[KB_PATH_MAX];
+	char suite[OPT_STR_MAX];
+	int iterations;            /* 0: the suite's */
+	int refresh;               /* look for newer Debian images first */
+	struct strvec variants;
+	char baseline[128];        /* pinned night id; "" none */
+	char reports[KB_PATH_MAX]; /* "" default */
+	struct cmp_opts co;        /* thresholds, noise limits */
+	struct strvec metrics;     /* judge only these */
+	int seen;
+	char err[300];
+};
+
+static int valid_id(const char *s)
+{
+	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+			return 0;
+	return 1;
+}
+
+static void split_words(struct strvec *out, const char *s)
+{
+	char *list = xstrdup(s), *save = NULL;
+	for (char *t = strtok_r(list, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save))
+		strvec_push(out, t);
+	free(list);
+}
+
+static int cfg_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct nightly_cfg *c = user;
+	if (strcmp(section, "nightly")) {
+		snprintf(c->err, sizeof(c->err), "unknown section [%s] (expected [nightly])", section);
+		return 0;
+	}
+	c->seen = 1;
+	if (!strcmp(name, "suite")) {
+		snprintf(c->suite, sizeof(c->suite), "%s", value);
+	} else if (!strcmp(name, "iterations")) {
+		char *end;
+		long v = strtol(value, &end, 10);
+		if (!*value || *end || v < 0 || v > 1000) {
+			snprintf(c->err, sizeof(c->err), "iterations expects 0..1000 (0: the suite's), got '%s'",
+				 value);
+			return 0;
+		}
+		c->iterations = (int)v;
+	} else if (!strcmp(name, "refresh")) {
+		if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
+			c->refresh = 1;
+		else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "0"))
+			c->refresh = 0;
+		else {
+			snprintf(c->err, sizeof(c->err), "refresh expects yes or no, got '%s'", value);
+			return 0;
+		}
+	} else if (!strcmp(name, "variants")) {
+		strvec_clear(&c->variants);
+		split_words(&c->variants, value);
+	} else if (!strcmp(name, "baseline")) {
+		if (*value && !valid_id(value)) {
+			snprintf(c->err, sizeof(c->err), "baseline '%s' is not a night id (see kbench history "
+				 "nights)", value);
+			return 0;
+		}
+		snprintf(c->baseline, sizeof(c->baseline), "%s", value);
+	} else if (!strcmp(name, "reports")) {
+		snprintf(c->reports, sizeof(c->reports), "%s", value);
+	} else if (!strcmp(name, "threshold") || !strcmp(name, "max_cv")) {
+		if (cmp_rules_add(!strcmp(name, "threshold") ? &c->co.min_effect : &c->co.max_cv, name,
+				  value)) {
+			snprintf(c->err, sizeof(c->err), "bad %s '%s' (expected METRIC=PCT)", name, value);
+			return 0;
+		}
+	} else if (!strcmp(name, "metrics")) {
+		split_words(&c->metrics, value);
+	} else {
+		snprintf(c->err, sizeof(c->err), "unknown key '%s' (known: suite, iterations, refresh, "
+			 "variants, baseline, reports, threshold, max_cv, metrics)", name);
+		return 0;
+	}
+	return 1;
+}
+
+static int cfg_load(const char *path, struct nightly_cfg *c)
+{
+	FILE *f;
+	int line;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(c->suite, sizeof(c->suite), "quick");
+	c->refresh = 1;
+	f = fopen(path, "r");
+	if (!f)
+		return error("nightly config '%s': cannot open: %s", path, strerror(errno));
+	line = ini_parse_file(f, cfg_handler, c);
+	fclose(f);
+	if (line > 0)
+		return error("nightly config '%s' line %d: %s", path, line,
+			     c->err[0] ? c->err : "expected '[section]' or 'key = value'");
+	if (line < 0)
+		return error("nightly config '%s': cannot read", path);
+	if (!c->seen)
+		return error("nightly config '%s': no [nightly] section", path);
+	if (!c->variants.n)
+		return error("nightly config '%s': no variants (variants = A B ...)", path);
+	return 0;
+}
+
+static void cfg_release(struct nightly_cfg *c)
+{
+	strvec_clear(&c->variants);
+	strvec_clear(&c->metrics);
+	cmp_opts_release(&c->co);
+}
+
+/* ---- the night ---- */
+
+struct night {
+	char id[128];
+	char dir[KB_PATH_MAX];
+	char host_id[17];
+	const char *suite;
+	const char *accel;
+	struct history h;
+	struct cmp_inputs in;       /* tonight's runs */
+	json_object *doc;           /* nightly.json */
+	struct strbuf md;           /* summary.md */
+	int exit;
+	struct strvec regressed;    /* "variant label metric" for the one-line summary */
+};
+
+static void input_push(struct cmp_inputs *in, const char *path, const char *group, json_object *doc)
+{
+	in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
+	in->v[in->n].path = xstrdup(path);
+	in->v[in->n].group = xstrdup(group);
+	in->v[in->n].doc = doc;
+	in->n++;
+}
+
+static const char *doc_variant(json_object *doc)
+{
+	const char *v = jstr(jget(doc, "variant"), "name");
+	return v ? v : "?";
+}
+
+/* Judge VARIANT's runs tonight against its runs in night REF. */
+static void judge(struct night *n, const struct nightly_cfg *c, const char *variant,
+		  const char *role, const char *ref)
+{
+	struct cmp_inputs in = { NULL, 0 };
+	struct comparison cmp;
+	struct regress r;
+	struct strbuf xml = STRBUF_INIT, md = STRBUF_INIT;
+	struct cmp_opts o = c->co;
+	json_object *docs, *e = json_object_new_object(), *regs = json_object_new_array();
+	char junit[KB_PATH_MAX], mdpath[KB_PATH_MAX];
+	int built = 0, ex = KB_EXIT_USAGE;
+
+	memset(&r, 0, sizeof(r));
+	json_object_object_add(e, "variant", json_object_new_string(variant));
+	json_object_object_add(e, "against", json_object_new_string(role));
+	json_object_object_add(e, "night", json_object_new_string(ref));
+	snprintf(junit, sizeof(junit), "%s/junit/%s-vs-%s.xml", n->dir, variant, role);
+	snprintf(mdpath, sizeof(mdpath), "%s/regress-%s-vs-%s.md", n->dir, variant, role);
+	docs = history_night_docs(&n->h, ref, n->host_id, variant);
+	if (!docs)
+		goto out;
+	if (!json_object_array_length(docs)) {
+		printf("kbench nightly: %s has no run in night %s (%s): not judged against it\n", variant,
+		       ref, role);
+		sb_addf(&n->md, "- `%s` has no run in the %s night `%s`: not judged against it\n\n",
+			variant, role, ref);
+		json_object_object_add(e, "note", json_object_new_string("no run of this variant in that night"));
+		ex = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(docs); i++) {
+		json_object *d = json_object_get(json_object_array_get_idx(docs, i));
+		char path[512], err[512];
+		snprintf(path, sizeof(path), "history:%s/%s", ref, jstr(d, "run_id") ? jstr(d, "run_id") : "?");
+		if (results_validate(d, err, sizeof(err))) {
+			error("'%s': stored results are not valid: %s", path, err);
+			json_object_put(d);
+			goto out;
+		}
+		input_push(&in, path, "baseline", d);
+	}
+	for (size_t i = 0; i < n->in.n; i++)
+		if (!strcmp(doc_variant(n->in.v[i].doc), variant))
+			input_push(&in, n->in.v[i].path, "current", json_object_get(n->in.v[i].doc));
+	o.baseline = "baseline";
+	o.order = NULL;
+	o.norder = 0;
+	built = 1;
+	if (comparison_build(&cmp, &in, &o) || cmp.ng != 2) {
+		error("nightly: %s cannot be compared with night %s (see above)", variant, ref);
+		goto out;
+	}
+	regress_judge(&cmp, (const char *const *)c->metrics.v, c->metrics.n, &r);
+	regress_junit(&cmp, &r, &xml);
+	regress_markdown(&cmp, &r, &md);
+	if (write_file_atomic(junit, xml.buf, xml.len) || write_file_atomic(mdpath, md.buf, md.len))
+		goto out;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.v[i].status == REG_REGRESSED || r.v[i].status == REG_ERROR) {
+			json_object_array_add(regs, json_object_new_string(r.v[i].message));
+			if (r.v[i].status == REG_REGRESSED)
+				strvec_pushf(&n->regressed, "%s %s %s (vs %s)", variant, r.v[i].classname,
+					     r.v[i].name, role);
+		}
+	sb_addf(&n->md, "#### `%s` against the %s night `%s`\n\n", variant, role, ref);
+	sb_add(&n->md, md.buf, md.len);
+	sb_adds(&n->md, "\n");
+	json_object_object_add(e, "junit", json_object_new_string(junit));
+	json_object_object_add(e, "markdown", json_object_new_string(mdpath));
+	ex = r.exit_code;
+	printf("kbench nightly: %s against the %s night %s: exit %d (%d regressed, %d improved, "
+	       "%d too noisy, %d errors)\n", variant, role, ref, ex, r.regressed, r.improved, r.noisy,
+	       r.errors);
+out:
+	if (ex >= 0)
+		n->exit = nightly_worst(n->exit, ex);
+	if (ex == KB_EXIT_USAGE && !r.n)
+		sb_addf(&n->md, "#### `%s` against the %s night `%s`: **harness error** (see the job log)\n\n",
+			variant, role, ref);
+	json_object_object_add(e, "exit", ex >= 0 ? json_object_new_int(ex) : NULL);
+	json_object_object_add(e, "failures", regs);
+	json_object_array_add(json_object_object_get(n->doc, "comparisons"), e);
+	if (built)
+		comparison_release(&cmp);
+	regress_release(&r);
+	sb_release(&xml);
+	sb_release(&md);
+	json_object_put(docs);
+	cmp_inputs_release(&in);
+}
+
+/* The night's own report: tonight's variants side by side, plus trends. */
+static int night_report(struct night *n, const struct nightly_cfg *c, const struct strvec *order)
+{
+	struct comparison cmp;
+	struct cmp_opts o = c->co;
+	struct trends t;
+	struct strbuf html = STRBUF_INIT;
+	int ret = -1;
+	if (trends_build(&n->h, n->host_id, n->suite, n->accel, (const char *const *)order->v, order->n,
+			 n->id, &t))
+		goto out_t;
+	trends_print(&t, stdout);
+	trends_html(&t, &html);
+	json_object_object_add(n->doc, "trends", trends_json(&t));
+	o.baseline = order->n ? order->v[0] : NULL;
+	o.order = (const char *const *)order->v;
+	o.norder = order->n;
+	if (comparison_build(&cmp, &n->in, &o)) {
+		comparison_release(&cmp);
+		goto out_t;
+	}
+	cmp.trends_html = html.buf;
+	ret = report_write_dir(&cmp, n->dir);
+	comparison_release(&cmp);
+	if (trends_changes(&t)) {
+		sb_adds(&n->md, "#### Change points in the trends\n\n");
+		for (size_t i = 0; i < t.n; i++)
+			for (size_t k = 0; k < t.v[i].cp.n; k++) {
+				const struct trend *tr = &t.v[i];
+				const struct cp_point *p = &tr->cp.v[k];
+				sb_addf(&n->md, "- `%s` %s %s: %.4g -> %.4g %s (%+.1f%%) between nights `%s` and "
+					"`%s` (p %.3g)\n", tr->s.variant, tr->s.label, tr->s.metric, p->before,
+					p->after, tr->s.unit ? tr->s.unit : "", (p->after / p->before - 1) * 100,
+					tr->s.p[p->index - 1].night, tr->s.p[p->index].night, p->p);
+			}
+		sb_adds(&n->md, "\n");
+	}
+out_t:
+	trends_release(&t);
+	sb_release(&html);
+	return ret;
+}
+
+static const char nightly_usage[] =
+	"usage: kbench nightly [--config FILE] [--variant V]... [--iterations N] [--night ID]\n"
+	"         [--reports DIR] [--history FILE] [--baseline NIGHT] [--runs DIR]...\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg]\n"
+	"  runs the variants of FILE (default configs/nightly.ini) as one night, records it in\n"
+	"  the history, judges each variant against the last good night and the pinned\n"
+	"  baseline night, writes REPORTS/nightly/ID/ (report.html with trends, junit/*.xml,\n"
+	"  summary.md, nightly.json)\n"
+	"  --runs DIR: judge these stored runs as tonight's instead of running anything\n"
+	"exit status (kbench regress's): 0 nothing regressed, 1 a regression, 2 bad input or\n"
+	"  harness error, 3 too noisy to decide\n";
+
+enum { N_CONFIG = 3000, N_VARIANT, N_ITER, N_NIGHT, N_REPORTS, N_HISTORY, N_BASELINE, N_RUNS,
+       N_VCPUS, N_MEM, N_ACCEL, N_HELP };
+
+int cmd_nightly(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, N_CONFIG },
+		{ "variant", required_argument, NULL, N_VARIANT },
+		{ "iterations", required_argument, NULL, N_ITER },
+		{ "night", required_argument, NULL, N_NIGHT },
+		{ "reports", required_argument, NULL, N_REPORTS },
+		{ "history", required_argument, NULL, N_HISTORY },
+		{ "baseline", required_argument, NULL, N_BASELINE },
+		{ "runs", required_argument, NULL, N_RUNS },
+		{ "vcpus", required_argument, NULL, N_VCPUS },
+		{ "memory", required_argument, NULL, N_MEM },
+		{ "accel", required_argument, NULL, N_ACCEL },
+		{ "help", no_argument, NULL, N_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nightly_cfg c;
+	struct night n;
+	struct run_opts ro;
+	struct strvec only = STRVEC_INIT, runs = STRVEC_INIT, order = STRVEC_INIT;
+	struct suite s;
+	char cfgpath[KB_PATH_MAX], reports[KB_PATH_MAX], hpath[KB_PATH_MAX] = "", ts[32], last[128];
+	const char *config = NULL, *night = NULL, *history = NULL, *baseline = NULL;
+	int opt, ret = KB_EXIT_USAGE, iterations = -1, began = 0, hopen = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(&n, 0, sizeof(n));
+	memset(&s, 0, sizeof(s));
+	memset(&ro, 0, sizeof(ro));
+	cmp_opts_init(&c.co);
+	n.md = (struct strbuf)STRBUF_INIT;
+	n.regressed = (struct strvec)STRVEC_INIT;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		int bad = 0;
+		switch (opt) {
+		case N_CONFIG: config = optarg; break;
+		case N_VARIANT: split_words(&only, optarg); break;
+		case N_ITER: bad = parse_int_opt("--iterations", optarg, 1, 1000, &iterations); break;
+		case N_NIGHT: night = optarg; break;
+		case N_REPORTS: snprintf(c.reports, sizeof(c.reports), "%s", optarg); break;
+		case N_HISTORY: history = optarg; break;
+		case N_BASELINE: baseline = optarg; break;
+		case N_RUNS: strvec_push(&runs, optarg); break;
+		case N_VCPUS: bad = parse_int_opt("--vcpus", optarg, 1, 256, &ro.vcpus); break;
+		case N_MEM: bad = parse_int_opt("--memory", optarg, 256, 1 << 20, &ro.mem_mb); break;
+		case N_ACCEL:
+			bad = accel_parse(optarg, &ro.accel);
+			break;
+		case N_HELP:
+			fputs(nightly_usage, stdout);
+			ret = KB_EXIT_OK;
+			goto out;
+		default:
+			error("unknown option '%s'", argv[optind - 1]);
+			fputs(nightly_usage, stderr);
+			goto out;
+		}
+		if (bad)
+			goto out;
+	}
+	if (optind < argc) {
+		error("unexpected argument '%s' (see kbench nightly --help)", argv[optind]);
+		goto out;
+	}
+	{
+		char keep[KB_PATH_MAX];
+		snprintf(keep, sizeof(keep), "%s", c.reports);
+		if (config)
+			snprintf(cfgpath, sizeof(cfgpath), "%s", config);
+		else
+			snprintf(cfgpath, sizeof(cfgpath), "%s/configs/nightly.ini", kb_home());
+		if (cfg_load(cfgpath, &c))
+			goto out;
+		if (keep[0])
+			snprintf(c.reports, sizeof(c.reports), "%s", keep);
+	}
+	if (baseline)
+		snprintf(c.baseline, sizeof(c.baseline), "%s", baseline);
+	if (iterations > 0)
+		c.iterations = iterations;
+	if (only.n) {
+		strvec_clear(&c.variants);
+		for (size_t i = 0; i < only.n; i++)
+			strvec_push(&c.variants, only.v[i]);
+	}
+	/* everything is checked before anything boots */
+	for (size_t i = 0; i < c.variants.n; i++) {
+		struct variant v;
+		if (variant_load(c.variants.v[i], &v))
+			goto out;
+		strvec_push(&order, v.name);
+	}
+	if (suite_load(c.suite, ro.vcpus > 0 ? ro.vcpus : 1, &s))
+		goto out;
+	if (c.reports[0])
+		snprintf(reports, sizeof(reports), "%s", c.reports);
+	else
+		snprintf(reports, sizeof(reports), "%s/reports", kb_home());
+	if (history)
+		snprintf(hpath, sizeof(hpath), "%s", history);
+	else
+		history_default_path(reports, hpath, sizeof(hpath));
+	if (!hpath[0]) {
+		error("nightly runs need the history: KBENCH_HISTORY must not be 'off'");
+		goto out;
+	}
+	if (history_open(&n.h, hpath, 1))
+		goto out;
+	hopen = 1;
+	if (night) {
+		if (!valid_id(night)) {
+			error("--night '%s' must be letters, digits, '.', '_' or '-'", night);
+			goto out;
+		}
+		snprintf(n.id, sizeof(n.id), "%s", night);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(n.id, sizeof(n.id), "%Y%m%dT%H%M%SZ", &tm);
+	}
+	if (history_night_exists(&n.h, n.id) != 0) {
+		error("night '%s' is already in the history '%s'", n.id, hpath);
+		goto out;
+	}
+	if (c.baseline[0] && history_night_exists(&n.h, c.baseline) != 1) {
+		error("nightly config '%s': pinned baseline night '%s' is not in the history '%s' "
+		      "(kbench history nights lists them; leave baseline empty until one is chosen)",
+		      c.path, c.baseline, hpath);
+		goto out;
+	}
+	snprintf(n.dir, sizeof(n.dir), "%s/nightly/%s", reports, n.id);
+	if (path_exists(n.dir)) {
+		error("night directory '%s' already exists", n.dir);
+		goto out;
+	}
+	{
+		char j[KB_PATH_MAX];
+		snprintf(j, sizeof(j), "%s/junit", n.dir);
+		if (mkdir_p(j, 0755))
+			goto out;
+	}
+	n.suite = s.name;
+	iso8601_now(ts, sizeof(ts));
+	n.doc = json_object_new_object();
+	json_object_object_add(n.doc, "schema", json_object_new_string("kbench-nightly"));
+	json_object_object_add(n.doc, "schema_version", json_object_new_int(1));
+	json_object_object_add(n.doc, "night", json_object_new_string(n.id));
+	json_object_object_add(n.doc, "config", json_object_new_string(c.path));
+	json_object_object_add(n.doc, "history", json_object_new_string(hpath));
+	json_object_object_add(n.doc, "suite", json_object_new_string(s.name));
+	json_object_object_add(n.doc, "started", json_object_new_string(ts));
+	json_object_object_add(n.doc, "runs", json_object_new_array());
+	json_object_object_add(n.doc, "comparisons", json_object_new_array());
+	if (history_night_begin(&n.h, n.id, NULL, s.name, c.path))
+		goto out;
+	began = 1;
+	printf("kbench nightly %s: suite %s, %s", n.id, s.name, runs.n ? "stored runs" : "variants");
+	for (size_t i = 0; !runs.n && i < order.n; i++)
+		printf(" %s", order.v[i]);
+	printf(", history %s\n", hpath);
+
+	if (runs.n) {
+		/* the night directory keeps a copy of each results.json (not the raw
+		 * outputs), so that it is whole when a CI job uploads it */
+		for (size_t i = 0; i < runs.n; i++)
+			if (cmp_inputs_add(&n.in, runs.v[i], NULL))
+				n.exit = KB_EXIT_USAGE;
+		for (size_t i = 0; i < n.in.n && n.exit != KB_EXIT_USAGE; i++) {
+			const char *id = jstr(n.in.v[i].doc, "run_id");
+			char dst[KB_PATH_MAX];
+			if (!id || !valid_id(id)) {
+				error("'%s': run id '%s' is not a plain name", n.in.v[i].path, id ? id : "");
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			snprintf(dst, sizeof(dst), "%s/runs/%s", n.dir, id);
+			if (path_exists(dst)) {
+				error("'%s': two runs with the id '%s'", n.in.v[i].path, id);
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			if (mkdir_p(dst, 0755)) {
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			snprintf(dst, sizeof(dst), "%s/runs/%s/results.json", n.dir, id);
+			if (copy_file(n.in.v[i].path, dst, 0644)) {
+				n.exit = KB_EXIT_USAGE;
+				break;
+			}
+			free(n.in.v[i].path);
+			n.in.v[i].path = xstrdup(dst);
+		}
+		if (n.exit == KB_EXIT_USAGE)
+			goto finish;
+	} else {
+		for (size_t i = 0; i < order.n && !kb_interrupted; i++) {
+			struct variant v;
+			struct kernel_image k;
+			struct run_result r;
+			struct run_opts o = ro;
+			json_object *e = json_object_new_object();
+			int rc;
+			json_object_object_add(e, "variant", json_object_new_string(order.v[i]));
+			json_object_array_add(json_object_object_get(n.doc, "runs"), e);
+			/* fetch (newest Debian image with refresh) or build; a hit costs nothing */
+			if (variant_load(order.v[i], &v) || kernel_get(&v, c.refresh && v.source ==
+								       VSRC_DEBIAN_IMAGE, &k)) {
+				error("nightly: %s: no kernel (see above)", order.v[i]);
+				json_object_object_add(e, "exit", json_object_new_int(KB_EXIT_USAGE));
+				n.exit = KB_EXIT_USAGE;
+				continue;
+			}
+			o.kernel = order.v[i];
+			o.suite = s.path;
+			o.iterations = c.iterations;
+			o.reports = n.dir;
+			o.run_id = order.v[i];
+			o.no_latest = 1;
+			printf("kbench nightly: %s (%s %s), %d iteration%s\n", v.name, k.package, k.version,
+			       c.iterations ? c.iterations : s.iterations,
+			       (c.iterations ? c.iterations : s.iterations) == 1 ? "" : "s");
+			rc = run_bench(&o, &r);
+			json_object_object_add(e, "exit", json_object_new_int(rc));
+			if (rc == KB_EXIT_USAGE || !r.doc) {
+				error("nightly: %s could not run (see above)", order.v[i]);
+				n.exit = KB_EXIT_USAGE;
+			} else {
+				json_object_object_add(e, "run_id", json_object_new_string(jstr(r.doc, "run_id")));
+				json_object_object_add(e, "dir", json_object_new_string(r.dir));
+				input_push(&n.in, r.results, order.v[i], json_object_get(r.doc));
+			}
+			run_result_release(&r);
+		}
+	}
+	if (!n.in.n) {
+		error("nightly: no run to judge");
+		n.exit = KB_EXIT_USAGE;
+		goto finish;
+	}
+	history_host_id(n.in.v[0].doc, n.host_id);
+	n.accel = jstr(jget(n.in.v[0].doc, "host"), "accel");
+	json_object_object_add(n.doc, "host_id", json_object_new_string(n.host_id));
+	json_object_object_add(n.doc, "hostname", json_object_new_string(
+		jstr(jget(n.in.v[0].doc, "host"), "hostname") ? jstr(jget(n.in.v[0].doc, "host"), "hostname") : "?"));
+	for (size_t i = 0; i < n.in.n; i++) {
+		char hid[17], dir[KB_PATH_MAX];
+		const char *suite = jstr(jget(n.in.v[i].doc, "suite"), "name");
+		int r;
+		history_host_id(n.in.v[i].doc, hid);
+		if (strcmp(hid, n.host_id)) {
+			error("'%s': ran on another host than '%s': a night is one host's (kbench merge "
+			      "combines hosts)", n.in.v[i].path, n.in.v[0].path);
+			n.exit = KB_EXIT_USAGE;
+			goto finish;
+		}
+		if (!suite || strcmp(suite, s.name)) {
+			error("'%s': suite '%s', the night's is '%s'", n.in.v[i].path, suite ? suite : "?", s.name);
+			n.exit = KB_EXIT_USAGE;
+			goto finish;
+		}
+		snprintf(dir, sizeof(dir), "%s", n.in.v[i].path);
+		r = history_record(&n.h, n.in.v[i].doc, dirname(dir), n.id);
+		if (r < 0) {
+			n.exit = KB_EXIT_USAGE;
+			goto finish;
+		}
+		if (r == 1)
+			warning("'%s' was already in the history: it stays with the night it was recorded in",
+				n.in.v[i].path);
+		if (runs.n) {
+			json_object *e = json_object_new_object();
+			json_object_object_add(e, "variant", json_object_new_string(doc_variant(n.in.v[i].doc)));
+			json_object_object_add(e, "run_id", json_object_new_string(jstr(n.in.v[i].doc, "run_id")));
+			json_object_object_add(e, "dir", json_object_new_string(dir));
+			json_object_array_add(json_object_object_get(n.doc, "runs"), e);
+		}
+	}
+	if (runs.n) { /* the order is the config's, then whatever else came */
+		for (size_t i = 0; i < n.in.n; i++) {
+			size_t k;
+			for (k = 0; k < order.n && strcmp(order.v[k], doc_variant(n.in.v[i].doc)); k++)
+				;
+			if (k == order.n)
+				strvec_push(&order, doc_variant(n.in.v[i].doc));
+		}
+		/* variants of the config that did not come are left out */
+		for (size_t k = 0; k < order.n;) {
+			size_t i;
+			for (i = 0; i < n.in.n && strcmp(order.v[k], doc_variant(n.in.v[i].doc)); i++)
+				;
+			if (i == n.in.n) {
+				free(order.v[k]);
+				memmove(&order.v[k], &order.v[k + 1], (order.n - k) * sizeof(char *));
+				order.n--;
+			} else {
+				k++;
+			}
+		}
+	}
+
+	/* judge: each variant against its last good night and the pinned one */
+	{
+		json_object *lgs = json_object_new_object();
+		json_object_object_add(n.doc, "last_good_night", lgs);
+		json_object_object_add(n.doc, "pinned_baseline", c.baseline[0] ?
+				       json_object_new_string(c.baseline) : NULL);
+		for (size_t i = 0; i < order.n; i++) {
+			int lg = history_last_good_night(&n.h, n.host_id, s.name, order.v[i], n.id, last,
+							 sizeof(last));
+			if (lg < 0) {
+				n.exit = KB_EXIT_USAGE;
+				goto finish;
+			}
+			json_object_object_add(lgs, order.v[i], lg == 0 ? json_object_new_string(last) : NULL);
+			if (lg == 0) {
+				judge(&n, &c, order.v[i], "last-good", last);
+			} else {
+				printf("kbench nightly: %s: no earlier good night of suite %s on this host: "
+				       "nothing to compare with yet\n", order.v[i], s.name);
+				sb_addf(&n.md, "- `%s`: no earlier good night of suite `%s` on this host: "
+					"nothing to compare with yet\n\n", order.v[i], s.name);
+			}
+			if (c.baseline[0] && (lg != 0 || strcmp(c.baseline, last))) {
+				judge(&n, &c, order.v[i], "pinned", c.baseline);
+			} else if (c.baseline[0]) {
+				sb_addf(&n.md, "- `%s`: the pinned baseline night `%s` is also its last good "
+					"night\n\n", order.v[i], c.baseline);
+			}
+		}
+	}
+	if (night_report(&n, &c, &order))
+		n.exit = KB_EXIT_USAGE;
+finish:
+	{
+		static const char *const head[] = { "nothing regressed", "REGRESSION", "harness error",
+						    "too noisy to decide" };
+		struct strbuf md = STRBUF_INIT, one = STRBUF_INIT;
+		char path[KB_PATH_MAX];
+		const char *s_json;
+		iso8601_now(ts, sizeof(ts));
+		/* a JUnit file even when nothing was judged, so CI always has one */
+		if (!json_object_array_length(json_object_object_get(n.doc, "comparisons"))) {
+			char *xml = xasprintf(
+				"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kbench nightly\" "
+				"tests=\"1\" failures=\"0\" errors=\"%d\" time=\"0\">\n  <testsuite name=\"kbench "
+				"nightly %s\" package=\"kbench\" id=\"0\" tests=\"1\" failures=\"0\" errors=\"%d\" "
+				"skipped=\"%d\" time=\"0\" timestamp=\"%.19s\" hostname=\"localhost\">\n    "
+				"<properties/>\n    <testcase classname=\"kbench.nightly\" name=\"judged\" "
+				"time=\"0\">\n      %s\n    </testcase>\n    <system-out/>\n    <system-err/>\n"
+				"  </testsuite>\n</testsuites>\n", n.exit == 2, n.id, n.exit == 2, n.exit != 2, ts,
+				n.exit == 2 ? "<error type=\"harness-error\" message=\"the night did not run or "
+				"could not be judged: see the job log\"/>" :
+				"<skipped type=\"first-night\" message=\"no earlier good night to compare with\"/>");
+			snprintf(path, sizeof(path), "%s/junit/nightly.xml", n.dir);
+			if (n.dir[0])
+				write_file_atomic(path, xml, strlen(xml));
+			free(xml);
+		}
+		json_object_object_add(n.doc, "finished", json_object_new_string(ts));
+		json_object_object_add(n.doc, "exit", json_object_new_int(n.exit));
+		sb_addf(&md, "### kbench nightly `%s`: %s (exit %d)\n\n", n.id, head[n.exit & 3], n.exit);
+		sb_addf(&md, "suite `%s` · host `%s` · variants", s.name,
+			jstr(n.doc, "hostname") ? jstr(n.doc, "hostname") : "?");
+		for (size_t i = 0; i < order.n; i++)
+			sb_addf(&md, " `%s`", order.v[i]);
+		sb_adds(&md, " · report `report.html`\n\n");
+		sb_add(&md, n.md.buf ? n.md.buf : "", n.md.len);
+		sb_addf(&one, "exit %d", n.exit);
+		for (size_t i = 0; i < n.regressed.n; i++)
+			sb_addf(&one, "%s%s", i ? "; " : ": regressed ", n.regressed.v[i]);
+		if (began)
+			history_night_end(&n.h, n.id, n.exit, one.buf);
+		if (n.dir[0] && path_exists(n.dir)) {
+			snprintf(path, sizeof(path), "%s/summary.md", n.dir);
+			write_file_atomic(path, md.buf, md.len);
+			s_json = json_object_to_json_string_ext(n.doc, JSON_C_TO_STRING_PRETTY |
+								JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE);
+			snprintf(path, sizeof(path), "%s/nightly.json", n.dir);
+			write_file_atomic(path, s_json, strlen(s_json));
+			fputs("\n", stdout);
+			fputs(md.buf, stdout);
+			printf("\nnight:   %s\nreport:  %s/report.html\nsummary: %s/summary.md\njunit:   %s/junit/\n",
+			       n.dir, n.dir, n.dir, n.dir);
+		}
+		sb_release(&md);
+		sb_release(&one);
+		ret = n.exit;
+	}
+out:
+	if (hopen)
+		history_close(&n.h);
+	json_object_put(n.doc);
+	cmp_inputs_release(&n.in);
+	sb_release(&n.md);
+	strvec_clear(&n.regressed);
+	strvec_clear(&only);
+	strvec_clear(&runs);
+	strvec_clear(&order);
+	suite_release(&s);
+	cfg_release(&c);
+	return ret;
+}

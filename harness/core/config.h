@@ -1,0 +1,65 @@
+/* config.h - suites and kernel variants, as INI files parsed with inih. */
+#ifndef KBENCH_CONFIG_H
+#define KBENCH_CONFIG_H
+
+#include "core/workload.h"
+
+#define KB_NAME_MAX 64
+
+struct suite_entry {
+	const struct workload_ops *ops;
+	char label[KB_NAME_MAX]; /* section name: "hackbench" or "cyclictest.load" */
+	void *params;            /* ops->params_size bytes, owned */
+	int timeout_s;           /* "timeout" key: overrides the derived deadline */
+};
+
+struct suite {
+	char name[KB_NAME_MAX];
+	char path[KB_PATH_MAX];
+	char description[OPT_STR_MAX];
+	int iterations;
+	int warmup; /* discarded warm-up iterations */
+	struct suite_entry *w;
+	size_t n;
+};
+
+/* Resolve NAME (a name in configs/suites, or a path) and load it.
+ * VCPUS feeds workload defaults. Errors name the file and line. */
+int suite_load(const char *name, int vcpus, struct suite *s);
+void suite_release(struct suite *s);
+/* Space-separated suite names in configs/suites, for messages. */
+char *suite_names(void);
+
+enum variant_source {
+	VSRC_DEBIAN_IMAGE, /* a prebuilt Debian linux-image package */
+	VSRC_BUILD,        /* built by kbench from a source tree */
+};
+
+enum variant_base {
+	VBASE_DEFCONFIG,   /* x86_64_defconfig + kvm_guest.config: for figures */
+	VBASE_TINYCONFIG,  /* tinyconfig: for tests only, never for figures */
+};
+
+struct variant {
+	char name[KB_NAME_MAX];
+	char path[KB_PATH_MAX];
+	char description[OPT_STR_MAX];
+	int source;                    /* enum variant_source */
+	char package[OPT_STR_MAX];     /* Debian package (a metapackage is resolved) */
+	char release[KB_NAME_MAX];     /* Debian release, e.g. trixie */
+	char cmdline[OPT_STR_MAX];     /* extra kernel command line */
+	/* source = build */
+	char tree[OPT_STR_MAX];        /* Debian source package (KSRC overrides) */
+	int base;                      /* enum variant_base */
+	char configs[OPT_STR_MAX];     /* fragments in configs/kernel, in order */
+	char patches[OPT_STR_MAX];     /* patches in kernels/patches, in order */
+	int test_only;                 /* a test kernel: never for figures */
+};
+
+int variant_load(const char *name, struct variant *v);
+/* Space-separated list of known variant names. */
+char *variant_names(void);
+/* Directory holding variant files and suites (KBENCH_HOME or source dir). */
+const char *kb_home(void);
+
+#endif

@@ -1,0 +1,115 @@
+/* history.h - every finished run in a SQLite database (docs/nightly.md):
+ * who ran what where (host, variant, kernel release, source, patch and
+ * config hashes, suite, accelerator), every metric of every iteration,
+ * the results.json itself, and the nightly runs ("nights") with their
+ * verdicts. The schema is versioned with PRAGMA user_version and migrated
+ * forward on open; a database written by a newer kbench is refused.
+ * Every write is one transaction: a crash loses at most the run being
+ * written, never one already committed. */
+#ifndef KBENCH_HISTORY_H
+#define KBENCH_HISTORY_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+#include <sqlite3.h>
+#include "core/util.h"
+
+#define HISTORY_SCHEMA_VERSION 2
+/* PRAGMA application_id: "kbch", so another program's database is refused */
+#define HISTORY_APP_ID 0x6b626368
+
+struct history {
+	sqlite3 *db;
+	char path[KB_PATH_MAX];
+};
+
+/*
+ * Where the history lives: $KBENCH_HISTORY, else REPORTS/history.sqlite
+ * (REPORTS NULL: <kbench home>/reports). Empty when KBENCH_HISTORY is
+ * "off" (nothing is recorded).
+ */
+void history_default_path(const char *reports, char *out, size_t len);
+
+/* Open PATH (created with its directory when CREATE), migrate it to
+ * HISTORY_SCHEMA_VERSION. Refuses a newer schema and a database that is
+ * not kbench's. 0 or -1 (error printed, H closed). */
+int history_open(struct history *h, const char *path, int create);
+void history_close(struct history *h);
+/* Bring an open database to schema version TARGET (tests build old
+ * databases with it). 0 or -1. */
+int history_migrate(struct history *h, int target);
+/* PRAGMA integrity_check and foreign_key_check; 0 when both are clean. */
+int history_check(struct history *h, FILE *out);
+
+/*
+ * Record a results document (and DIR, its run directory, may be NULL) as
+ * part of night NIGHT (NULL: not a nightly run). One transaction. Returns
+ * 0 recorded, 1 already recorded (same host, run id and start), -1 error.
+ * Only finished runs are recorded (status other than "running").
+ */
+int history_record(struct history *h, json_object *doc, const char *dir, const char *night);
+/* Import ARG (results.json, run directory or directory of runs, as
+ * kbench compare reads them). Counts into ADDED and DUPS. 0 or -1. */
+int history_import(struct history *h, const char *arg, const char *night, int *added, int *dups);
+/* Record after `kbench run` or a campaign: open the default history for
+ * REPORTS, record DOCS (NULL-terminated with DIRS), close. 0 or -1. */
+int history_record_default(const char *reports, json_object *const *docs, const char *const *dirs,
+			   size_t n);
+
+struct history_filter {
+	const char *variant, *metric, *since, *host, *suite, *night;
+	int limit;
+};
+/* Print runs (newest last) matching F; with F->metric, that metric's
+ * median per run. 0 or -1. */
+int history_list(struct history *h, const struct history_filter *f, FILE *out);
+/* Print the nights. */
+int history_list_nights(struct history *h, FILE *out);
+
+/* Host identity of a results document: 16 hex digits over hostname, CPU
+ * model and cores (what makes runs comparable). */
+void history_host_id(json_object *doc, char out[17]);
+
+/* Nights. */
+int history_night_begin(struct history *h, const char *night, const char *host_id,
+			const char *suite, const char *config);
+int history_night_end(struct history *h, const char *night, int exit_code, const char *summary);
+/* Mark NIGHT good by hand (exit 0, "accepted": a deliberate change that
+ * later nights are to be judged against). 0 or -1. */
+int history_night_accept(struct history *h, const char *night);
+/* 1 if NIGHT is recorded, 0 if not, -1 on error. */
+int history_night_exists(struct history *h, const char *night);
+/* The latest night before BEFORE (by start) with a run of VARIANT on
+ * HOST_ID with SUITE that ended with exit 0 or 3 (nothing regressed,
+ * nothing failed). Writes its id to OUT; 0 found, 1 none, -1 error. */
+int history_last_good_night(struct history *h, const char *host_id, const char *suite,
+			    const char *variant, const char *before, char *out, size_t len);
+/* The results documents of VARIANT in NIGHT on HOST_ID, as a JSON array
+ * (owned by the caller; empty when none). NULL on error. */
+json_object *history_night_docs(struct history *h, const char *night, const char *host_id,
+				const char *variant);
+
+/* One night of a metric: every iteration's value, their centre (mean)
+ * and 95% interval (t; the single value when n = 1). */
+struct history_point {
+	char *night, *run_id, *started, *source, *patch_hash, *config_hash, *kernel_release;
+	double *v;
+	size_t n;
+	double center, lo, hi;
+};
+
+struct history_series {
+	char *variant, *label, *metric, *unit;
+	int better;            /* 1 higher is better, -1 lower */
+	struct history_point *p;
+	size_t n;
+};
+
+/* The nightly series of LABEL.METRIC for VARIANT on HOST_ID, SUITE and
+ * ACCEL, oldest night first (nights up to and including UNTIL, NULL: all). */
+int history_series(struct history *h, const char *host_id, const char *suite, const char *accel,
+		   const char *variant, const char *label, const char *metric, const char *until,
+		   struct history_series *out);
+void history_series_release(struct history_series *s);
+
+#endif

@@ -1,0 +1,18 @@
+/* apt.h - download Debian packages without installing them. */
+#ifndef KBENCH_APT_H
+#define KBENCH_APT_H
+
+#include "core/util.h"
+
+/* Write the private configuration for RELEASE and return apt's -o options. */
+int apt_setup(const char *release, struct strvec *opts);
+/* Run apt-get/apt-cache (PROG) with OPTS and ARGS; output into OUT when
+ * given. WHAT names the step in errors. */
+int apt_run(const char *prog, const struct strvec *opts, const char *const *args,
+	    const char *cwd, struct strbuf *out, const char *what);
+/* From `apt-cache show PKG` take the first stanza's Version, and for a
+ * linux-image metapackage the image package it depends on (else PKG). */
+int apt_parse_show(const char *text, const char *pkg, char *real, size_t reallen,
+		   char *version, size_t verlen);
+
+#endif

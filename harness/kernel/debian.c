@@ -1,0 +1,301 @@
+/* kernel.c - fetch prebuilt Debian kernel images into the cache.
+ *
+ * apt runs with a private configuration under $CACHE/apt (own sources list,
+ * lists and archive cache, no dpkg status), so the host's apt setup is not
+ * touched and nothing is installed: `apt-get download` + `dpkg -x` unpack
+ * the image into $CACHE/kernels/<package>_<version>. A pointer file
+ * $CACHE/kernels/by-name/<package> names the entry a metapackage resolved
+ * to, so a second run needs no network at all.
+ */
+#include "kernel/kernel.h"
+#include "kernel/apt.h"
+#include "kernel/source.h"
+#include "core/spawn.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int find_vmlinuz(const char *root, struct kernel_image *k)
+{
+	char boot[KB_PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	snprintf(boot, sizeof(boot), "%s/boot", root);
+	d = opendir(boot);
+	if (!d)
+		return error("kernel package has no /boot directory ('%s')", boot);
+	while ((e = readdir(d))) {
+		if (!strncmp(e->d_name, "vmlinuz-", 8)) {
+			snprintf(k->release, sizeof(k->release), "%s", e->d_name + 8);
+			break;
+		}
+	}
+	closedir(d);
+	if (!k->release[0])
+		return error("kernel package has no boot/vmlinuz-* ('%s')", boot);
+	return 0;
+}
+
+/* Fill the paths of K from a cache entry directory. */
+static int entry_load(const char *dir, struct kernel_image *k)
+{
+	char meta[KB_PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	int ret = -1;
+
+	snprintf(meta, sizeof(meta), "%s/kbench-entry", dir);
+	if (!path_exists(meta))
+		return 1; /* incomplete or absent */
+	if (read_file(meta, &sb, 65536))
+		goto out;
+	snprintf(k->dir, sizeof(k->dir), "%s", dir);
+	for (char *line = strtok(sb.buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char *eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (!strcmp(line, "package"))
+			snprintf(k->package, sizeof(k->package), "%s", eq);
+		else if (!strcmp(line, "version"))
+			snprintf(k->version, sizeof(k->version), "%s", eq);
+		else if (!strcmp(line, "release"))
+			snprintf(k->release, sizeof(k->release), "%s", eq);
+	}
+	if (!k->release[0] || !k->package[0]) {
+		error("corrupt cache entry '%s' (remove it to fetch again)", meta);
+		goto out;
+	}
+	snprintf(k->vmlinuz, sizeof(k->vmlinuz), "%s/boot/vmlinuz-%s", dir, k->release);
+	snprintf(k->config, sizeof(k->config), "%s/boot/config-%s", dir, k->release);
+	snprintf(k->moddir, sizeof(k->moddir), "%s/usr/lib/modules/%s", dir, k->release);
+	if (!path_exists(k->vmlinuz)) {
+		error("corrupt cache entry '%s': '%s' is missing (remove the entry to fetch again)",
+		      dir, k->vmlinuz);
+		goto out;
+	}
+	if (!path_exists(k->moddir))
+		k->moddir[0] = '\0';
+	if (path_exists(k->config)) {
+		if (sha256_file_hex(k->config, k->config_hash))
+			goto out;
+	} else {
+		k->config[0] = '\0';
+	}
+	ret = 0;
+out:
+	sb_release(&sb);
+	return ret;
+}
+
+static void pointer_path(const struct variant *v, char *out, size_t n)
+{
+	snprintf(out, n, "%s/kernels/by-name/%s_%s", cache_root(), v->package, v->release);
+}
+
+int kernel_cached(const struct variant *v, struct kernel_image *k)
+{
+	char ptr[KB_PATH_MAX], dir[KB_PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+	memset(k, 0, sizeof(*k));
+	if (v->source == VSRC_BUILD)
+		return kernel_build_last(v, k);
+	pointer_path(v, ptr, sizeof(ptr));
+	if (!path_exists(ptr))
+		return 1;
+	if (read_file(ptr, &sb, 4096)) {
+		sb_release(&sb);
+		return -1;
+	}
+	rtrim(sb.buf);
+	if (!sb.len || strchr(sb.buf, '/')) {
+		error("corrupt cache pointer '%s' (remove it to fetch again)", ptr);
+		sb_release(&sb);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/kernels/%s", cache_root(), sb.buf);
+	sb_release(&sb);
+	ret = entry_load(dir, k);
+	return ret;
+}
+
+/* Fetch: resolve the package, download, unpack, depmod, publish. */
+static int kernel_fetch(const struct variant *v, struct kernel_image *k)
+{
+	struct strvec opts = STRVEC_INIT;
+	struct strbuf show = STRBUF_INIT;
+	char real[OPT_STR_MAX], version[128] = "", tmp[KB_PATH_MAX] = "", root[KB_PATH_MAX];
+	char entry[KB_PATH_MAX], ptr[KB_PATH_MAX], deb[KB_PATH_MAX] = "";
+	char *spec = NULL, *content = NULL;
+	int ret = -1;
+	DIR *d;
+	struct dirent *e;
+
+	if (apt_setup(v->release, &opts))
+		goto out;
+	info("kbench: updating the package lists for Debian '%s' (private apt configuration in %s/apt)",
+	     v->release, cache_root());
+	{
+		const char *args[] = { "-q", "update", NULL };
+		if (apt_run("apt-get", &opts, args, NULL, NULL, "apt-get update"))
+			goto out;
+	}
+	{
+		const char *args[] = { "show", v->package, NULL };
+		if (apt_run("apt-cache", &opts, args, NULL, &show, "apt-cache show"))
+			goto out;
+	}
+	if (apt_parse_show(show.buf ? show.buf : "", v->package, real, sizeof(real), version,
+		       sizeof(version))) {
+		error("apt-cache show %s printed no Version", v->package);
+		goto out;
+	}
+	snprintf(entry, sizeof(entry), "%s/kernels/%s_%s", cache_root(), real, version);
+	if (entry_load(entry, k) == 0) {
+		info("kbench: %s %s is already in the cache", real, version);
+		goto publish;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/kernels/.tmp-%s-%ld", cache_root(), real, (long)getpid());
+	rm_rf(tmp);
+	if (mkdir_p(tmp, 0755))
+		goto out;
+	spec = xasprintf("%s=%s", real, version);
+	info("kbench: downloading %s (about 70-110 MB)...", spec);
+	{
+		const char *args[] = { "-q", "download", spec, NULL };
+		if (apt_run("apt-get", &opts, args, tmp, NULL, "apt-get download"))
+			goto out;
+	}
+	d = opendir(tmp);
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l > 4 && !strcmp(e->d_name + l - 4, ".deb"))
+			snprintf(deb, sizeof(deb), "%s/%s", tmp, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (!deb[0]) {
+		error("apt-get download of %s produced no .deb in '%s'", spec, tmp);
+		goto out;
+	}
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	info("kbench: unpacking %s", deb);
+	{
+		const char *argv[] = { "dpkg-deb", "-x", deb, root, NULL };
+		if (run_capture(argv, 600, NULL)) {
+			error("dpkg-deb -x '%s' failed", deb);
+			goto out;
+		}
+	}
+	memset(k, 0, sizeof(*k));
+	if (find_vmlinuz(root, k))
+		goto out;
+	/* Debian ships no modules.dep (depmod runs at install): make one. */
+	{
+		char lib[KB_PATH_MAX], usrlib[KB_PATH_MAX];
+		snprintf(lib, sizeof(lib), "%s/lib", root);
+		snprintf(usrlib, sizeof(usrlib), "%s/usr/lib/modules", root);
+		if (path_exists(usrlib) && !path_exists(lib) && symlink("usr/lib", lib))
+			warning("cannot link '%s': %s", lib, strerror(errno));
+		if (path_exists(usrlib)) {
+			const char *argv[] = { "depmod", "-b", root, k->release, NULL };
+			char *dm = which("depmod");
+			if (!dm) {
+				error("depmod not found (install kmod: make deps)");
+				goto out;
+			}
+			argv[0] = dm;
+			ret = run_capture(argv, 600, NULL);
+			free(dm);
+			if (ret) {
+				ret = -1;
+				error("depmod for %s failed", k->release);
+				goto out;
+			}
+			ret = -1;
+		}
+	}
+	unlink(deb); /* the unpacked tree is what we keep */
+	content = xasprintf("package=%s\nversion=%s\nrelease=%s\nmetapackage=%s\ndebian=%s\n",
+			    real, version, k->release, v->package, v->release);
+	{
+		char meta[KB_PATH_MAX];
+		snprintf(meta, sizeof(meta), "%s/kbench-entry", root);
+		if (write_file_atomic(meta, content, strlen(content)))
+			goto out;
+	}
+	rm_rf(entry); /* an incomplete earlier attempt */
+	if (rename(root, entry)) {
+		error("cannot move '%s' to '%s': %s", root, entry, strerror(errno));
+		goto out;
+	}
+	if (entry_load(entry, k))
+		goto out;
+publish:
+	pointer_path(v, ptr, sizeof(ptr));
+	{
+		char pdir[KB_PATH_MAX];
+		snprintf(pdir, sizeof(pdir), "%s/kernels/by-name", cache_root());
+		if (mkdir_p(pdir, 0755))
+			goto out;
+	}
+	{
+		char *base = xasprintf("%s_%s\n", real, version);
+		int r = write_file_atomic(ptr, base, strlen(base));
+		free(base);
+		if (r)
+			goto out;
+	}
+	info("kbench: cached %s %s (kernel %s)", k->package, k->version, k->release);
+	ret = 0;
+out:
+	if (tmp[0] && strstr(tmp, "/.tmp-"))
+		rm_rf(tmp);
+	free(spec);
+	free(content);
+	strvec_clear(&opts);
+	sb_release(&show);
+	return ret;
+}
+
+int kernel_get(const struct variant *v, int refresh, struct kernel_image *k)
+{
+	int ret, lock;
+	if (v->source == VSRC_BUILD)
+		return kernel_build(v, k, NULL);
+	{
+		char dir[KB_PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/kernels", cache_root());
+		lock = lock_file(dir, ".lock", v->name);
+	}
+	if (lock < 0)
+		return -1;
+	ret = refresh ? 1 : kernel_cached(v, k);
+	if (ret == 1)
+		ret = kernel_fetch(v, k);
+	close(lock);
+	return ret;
+}
+
+int kernel_image_check(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return error("kernel image '%s': %s", path, strerror(errno));
+	n = pread(fd, magic, sizeof(magic), 0x202);
+	close(fd);
+	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4))
+		return error("'%s' is not a bootable x86 kernel image (no bzImage header): a corrupt "
+			     "cache entry? Fetch or build it again (kbench fetch --refresh VARIANT, or "
+			     "remove it from the cache)", path);
+	return 0;
+}

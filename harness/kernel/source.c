@@ -1,0 +1,941 @@
+/* build.c - kernel variants built from source, cached by content.
+ *
+ * Steps, each named in errors with its log:
+ *   source   Debian's linux-source-6.12 (private apt, unpacked once per
+ *            cache) or the tree named by KSRC
+ *   patch    a copy of the tree (hard links: `patch` replaces files, so
+ *            the pristine tree is never touched) with the variant's patches
+ *            applied with no fuzz
+ *   config   x86_64_defconfig + kvm_guest.config (or tinyconfig, tests
+ *            only), then the variant's fragments merged with the kernel's
+ *            merge_config.sh, then olddefconfig; every requested option is
+ *            checked to have survived
+ *   build    `make bzImage` out of tree, with ccache when installed
+ * The cache key hashes the source identity, the patches, the merged
+ * .config and the compiler version, so two variants that differ only in
+ * their command line share one binary, and a hit costs nothing.
+ */
+#include "kernel/source.h"
+#include "kernel/apt.h"
+#include "core/spawn.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUILD_FORMAT "kbench-build 1"
+#define BUILD_TIMEOUT_S (4 * 3600.0)
+
+#define step_fail(step, log, ...) step_failed("kernel build", step, log, __VA_ARGS__)
+
+
+static int lock_key(const char *builds, const char *key)
+{
+	char dir[KB_PATH_MAX], name[64];
+	snprintf(dir, sizeof(dir), "%s/locks", builds);
+	snprintf(name, sizeof(name), "%.24s", key);
+	return lock_file(dir, name, "the same kernel build");
+}
+
+/* ---- source ---- */
+
+struct source {
+	char tree[KB_PATH_MAX]; /* the unpacked top directory */
+	char ident[512];        /* "debian:linux-source-6.12=6.12.117-1" or "ksrc:..." */
+};
+
+static int is_kernel_tree(const char *dir)
+{
+	char p[KB_PATH_MAX];
+	snprintf(p, sizeof(p), "%s/kernel/locking/rtmutex.c", dir);
+	if (!path_exists(p))
+		return 0;
+	snprintf(p, sizeof(p), "%s/scripts/kconfig/merge_config.sh", dir);
+	return path_exists(p);
+}
+
+/* A user's tree: identify it by git commit (+ a hash of local changes) or,
+ * for a tarball, by path and the Makefile's version lines. */
+static int source_ksrc(const char *ksrc, struct source *s)
+{
+	char real[KB_PATH_MAX];
+	struct strbuf out = STRBUF_INIT;
+	if (!realpath(ksrc, real))
+		return step_fail("source", NULL, "KSRC '%s': %s", ksrc, strerror(errno));
+	if (!is_kernel_tree(real))
+		return step_fail("source", NULL, "KSRC '%s' is not a Linux source tree "
+				 "(no kernel/locking/rtmutex.c or scripts/kconfig/merge_config.sh)", real);
+	snprintf(s->tree, sizeof(s->tree), "%s", real);
+	{
+		const char *argv[] = { "git", "-C", real, "rev-parse", "HEAD", NULL };
+		if (run_capture(argv, 60, &out) == 0 && out.len >= 40) {
+			struct strbuf diff = STRBUF_INIT;
+			const char *dargv[] = { "git", "-C", real, "diff", "HEAD", NULL };
+			char h[65] = "clean";
+			rtrim(out.buf);
+			if (run_capture(dargv, 300, &diff) == 0 && diff.len)
+				sha256_hex(diff.buf, diff.len, h);
+			snprintf(s->ident, sizeof(s->ident), "ksrc-git:%s:%.12s", out.buf, h);
+			sb_release(&diff);
+			sb_release(&out);
+			return 0;
+		}
+	}
+	sb_release(&out);
+	{
+		char mk[KB_PATH_MAX], h[65];
+		snprintf(mk, sizeof(mk), "%s/Makefile", real);
+		if (sha256_file_hex(mk, h))
+			return -1;
+		snprintf(s->ident, sizeof(s->ident), "ksrc-tree:%s:%.16s", real, h);
+	}
+	warning("KSRC '%s' is not a git tree: kbench identifies it by path and Makefile only; "
+		"edits inside it are not seen by the build cache", real);
+	return 0;
+}
+
+/* Debian's linux-source package: fetch and unpack once per cache. */
+static int source_debian(const struct variant *v, struct source *s)
+{
+	struct strvec opts = STRVEC_INIT;
+	struct strbuf show = STRBUF_INIT;
+	char real[OPT_STR_MAX], version[128] = "", dir[KB_PATH_MAX], entry[KB_PATH_MAX];
+	char ptr[KB_PATH_MAX], tmp[KB_PATH_MAX] = "", log[KB_PATH_MAX];
+	char *spec = NULL;
+	int ret = -1, lock;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "%s/sources", cache_root());
+	lock = lock_file(dir, ".lock", "source cache");
+	if (lock < 0)
+		return -1;
+	/* cached pointer first: no network */
+	snprintf(ptr, sizeof(ptr), "%s/by-name/%s_%s", dir, v->tree, v->release);
+	if (path_exists(ptr)) {
+		struct strbuf sb = STRBUF_INIT;
+		if (read_file(ptr, &sb, 4096) == 0 && sb.buf) {
+			rtrim(sb.buf);
+			snprintf(entry, sizeof(entry), "%s/%s", dir, sb.buf);
+			snprintf(s->tree, sizeof(s->tree), "%s/tree", entry);
+			if (is_kernel_tree(s->tree) && !strchr(sb.buf, '/')) {
+				snprintf(s->ident, sizeof(s->ident), "debian:%s", sb.buf);
+				sb_release(&sb);
+				ret = 0;
+				goto out;
+			}
+		}
+		warning("source cache pointer '%s' is stale: fetching again", ptr);
+		sb_release(&sb);
+	}
+	if (apt_setup(v->release, &opts))
+		goto out;
+	info("kbench: looking up %s in Debian '%s'", v->tree, v->release);
+	{
+		const char *args[] = { "-q", "update", NULL };
+		if (apt_run("apt-get", &opts, args, NULL, NULL, "apt-get update"))
+			goto out;
+	}
+	{
+		const char *args[] = { "show", v->tree, NULL };
+		if (apt_run("apt-cache", &opts, args, NULL, &show, "apt-cache show"))
+			goto out;
+	}
+	if (apt_parse_show(show.buf ? show.buf : "", v->tree, real, sizeof(real), version,
+			   sizeof(version))) {
+		step_fail("source", NULL, "apt-cache show %s printed no Version", v->tree);
+		goto out;
+	}
+	snprintf(entry, sizeof(entry), "%s/%s_%s", dir, v->tree, version);
+	snprintf(s->tree, sizeof(s->tree), "%s/tree", entry);
+	if (!is_kernel_tree(s->tree)) {
+		char tarball[KB_PATH_MAX] = "", deb[KB_PATH_MAX] = "";
+		snprintf(tmp, sizeof(tmp), "%s/.tmp-%ld", dir, (long)getpid());
+		rm_rf(tmp);
+		if (mkdir_p(tmp, 0755))
+			goto out;
+		snprintf(log, sizeof(log), "%s/unpack.log", tmp);
+		spec = xasprintf("%s=%s", v->tree, version);
+		info("kbench: downloading %s (about 150 MB)...", spec);
+		{
+			const char *args[] = { "-q", "download", spec, NULL };
+			if (apt_run("apt-get", &opts, args, tmp, NULL, "apt-get download"))
+				goto out;
+		}
+		d = opendir(tmp);
+		while (d && (e = readdir(d)))
+			if (strstr(e->d_name, ".deb"))
+				snprintf(deb, sizeof(deb), "%s/%s", tmp, e->d_name);
+		if (d)
+			closedir(d);
+		{
+			char x[KB_PATH_MAX];
+			const char *argv[] = { "dpkg-deb", "-x", deb, x, NULL };
+			snprintf(x, sizeof(x), "%s/deb", tmp);
+			if (!deb[0] || run_logged(argv, NULL, log, 600)) {
+				step_fail("source", log, "cannot unpack '%s'", deb[0] ? deb : "(no .deb)");
+				goto out;
+			}
+			unlink(deb);
+			snprintf(x, sizeof(x), "%s/deb/usr/src", tmp);
+			d = opendir(x);
+			while (d && (e = readdir(d)))
+				if (strstr(e->d_name, ".tar."))
+					snprintf(tarball, sizeof(tarball), "%s/%s", x, e->d_name);
+			if (d)
+				closedir(d);
+		}
+		if (!tarball[0]) {
+			step_fail("source", NULL, "%s has no source tarball under /usr/src", spec);
+			goto out;
+		}
+		info("kbench: unpacking %s (about 15 s)", tarball);
+		{
+			char t[KB_PATH_MAX];
+			const char *argv[] = { "tar", "-xf", tarball, "-C", t, NULL };
+			snprintf(t, sizeof(t), "%s/unpacked", tmp);
+			if (mkdir_p(t, 0755) || run_logged(argv, NULL, log, 1200)) {
+				step_fail("source", log, "cannot unpack '%s'", tarball);
+				goto out;
+			}
+			/* the tarball holds one top directory: that is the tree */
+			d = opendir(t);
+			tarball[0] = '\0';
+			while (d && (e = readdir(d)))
+				if (e->d_name[0] != '.')
+					snprintf(tarball, sizeof(tarball), "%s/%s", t, e->d_name);
+			if (d)
+				closedir(d);
+		}
+		{
+			char final[KB_PATH_MAX];
+			snprintf(final, sizeof(final), "%s/tree", tmp);
+			if (!tarball[0] || rename(tarball, final) || !is_kernel_tree(final)) {
+				step_fail("source", NULL, "%s did not unpack to a kernel tree", spec);
+				goto out;
+			}
+			snprintf(final, sizeof(final), "%s/deb", tmp);
+			rm_rf(final);
+			snprintf(final, sizeof(final), "%s/unpacked", tmp);
+			rm_rf(final);
+		}
+		rm_rf(entry);
+		if (rename(tmp, entry)) {
+			error("cannot move '%s' to '%s': %s", tmp, entry, strerror(errno));
+			goto out;
+		}
+		tmp[0] = '\0';
+	}
+	{
+		char pdir[KB_PATH_MAX], *base = xasprintf("%s_%s\n", v->tree, version);
+		int r;
+		snprintf(pdir, sizeof(pdir), "%s/by-name", dir);
+		r = mkdir_p(pdir, 0755) || write_file_atomic(ptr, base, strlen(base));
+		free(base);
+		if (r)
+			goto out;
+	}
+	snprintf(s->ident, sizeof(s->ident), "debian:%s_%s", v->tree, version);
+	info("kbench: source %s %s in %s", v->tree, version, s->tree);
+	ret = 0;
+out:
+	if (tmp[0])
+		rm_rf(tmp);
+	free(spec);
+	strvec_clear(&opts);
+	sb_release(&show);
+	close(lock);
+	return ret;
+}
+
+/* ---- patches ---- */
+
+/* Apply the variant's patches to a hard-linked copy of the tree, cached
+ * by source identity and patch contents. Fills OUT with the tree to use and
+ * KEY with its identity. */
+static int patched_tree(const struct variant *v, const struct source *s, char *out,
+			size_t outlen, char *key, size_t keylen)
+{
+	struct strbuf id = STRBUF_INIT;
+	struct strvec patches = STRVEC_INIT;
+	char list[OPT_STR_MAX], *save = NULL, h[65], dir[KB_PATH_MAX], tmp[KB_PATH_MAX] = "";
+	char log[KB_PATH_MAX] = "";
+	int ret = -1, lock = -1;
+
+	snprintf(list, sizeof(list), "%s", v->patches);
+	sb_addf(&id, "%s\n", s->ident);
+	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		char path[KB_PATH_MAX], ph[65];
+		snprintf(path, sizeof(path), "%s/kernels/patches/%s", kb_home(), t);
+		if (sha256_file_hex(path, ph))
+			goto out;
+		strvec_push(&patches, path);
+		sb_addf(&id, "patch %s %s\n", t, ph);
+	}
+	if (!patches.n) {
+		snprintf(out, outlen, "%s", s->tree);
+		snprintf(key, keylen, "%s", s->ident);
+		ret = 0;
+		goto out;
+	}
+	sha256_hex(id.buf, id.len, h);
+	snprintf(key, keylen, "%s+patches:%.16s", s->ident, h);
+	snprintf(dir, sizeof(dir), "%s/trees", cache_root());
+	lock = lock_file(dir, ".lock", "patched trees");
+	if (lock < 0)
+		goto out;
+	snprintf(out, outlen, "%s/%.16s", dir, h);
+	{
+		char done[KB_PATH_MAX];
+		snprintf(done, sizeof(done), "%s/.kbench-patched", out);
+		if (path_exists(done)) {
+			ret = 0;
+			goto out;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.tmp-%.16s-%ld", dir, h, (long)getpid());
+	rm_rf(tmp);
+	snprintf(log, sizeof(log), "%s/patch-%.16s.log", dir, h);
+	unlink(log);
+	{
+		const char *argv[] = { "cp", "-al", s->tree, tmp, NULL };
+		if (run_logged(argv, NULL, log, 600)) {
+			step_fail("patch", log, "cannot copy the tree '%s'", s->tree);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < patches.n; i++) {
+		const char *dry[] = { "patch", "-p1", "-F0", "--dry-run", "-i", patches.v[i], NULL };
+		const char *real[] = { "patch", "-p1", "-F0", "-i", patches.v[i], NULL };
+		info("kbench: applying %s", patches.v[i]);
+		if (run_logged(dry, tmp, log, 120)) {
+			step_fail("patch", log, "'%s' does not apply to %s with no fuzz", patches.v[i],
+				  s->ident);
+			goto out;
+		}
+		if (run_logged(real, tmp, log, 120)) {
+			step_fail("patch", log, "applying '%s' failed", patches.v[i]);
+			goto out;
+		}
+	}
+	{
+		char done[KB_PATH_MAX];
+		snprintf(done, sizeof(done), "%s/.kbench-patched", tmp);
+		if (write_file_atomic(done, id.buf, id.len))
+			goto out;
+	}
+	rm_rf(out);
+	if (rename(tmp, out)) {
+		error("cannot move '%s' to '%s': %s", tmp, out, strerror(errno));
+		goto out;
+	}
+	tmp[0] = '\0';
+	ret = 0;
+out:
+	if (tmp[0])
+		rm_rf(tmp);
+	if (lock >= 0)
+		close(lock);
+	sb_release(&id);
+	strvec_clear(&patches);
+	return ret;
+}
+
+/* ---- config ---- */
+
+struct kopt {
+	char name[128];
+	char value[256]; /* "y", "m", "\"str\"", "n" for "is not set" */
+};
+
+/* Parse "CONFIG_X=v" and "# CONFIG_X is not set" lines of a fragment or a
+ * .config. Returns the count, or -1 with file and line on a bad line. */
+static int parse_config(const char *path, struct kopt **opts, size_t *n, int strict)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int lineno = 0;
+	char *save = NULL;
+	if (read_file(path, &sb, 16u << 20)) {
+		sb_release(&sb);
+		return -1;
+	}
+	for (char *l = strtok_r(sb.buf ? sb.buf : (char *)"", "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		struct kopt o;
+		char *eq;
+		lineno++;
+		rtrim(l);
+		memset(&o, 0, sizeof(o));
+		if (!strncmp(l, "# CONFIG_", 9) && strstr(l, " is not set")) {
+			snprintf(o.name, sizeof(o.name), "%.*s", (int)strcspn(l + 2, " "), l + 2);
+			snprintf(o.value, sizeof(o.value), "n");
+		} else if (!strncmp(l, "CONFIG_", 7) && (eq = strchr(l, '='))) {
+			snprintf(o.name, sizeof(o.name), "%.*s", (int)(eq - l), l);
+			snprintf(o.value, sizeof(o.value), "%s", eq + 1);
+		} else if (!*l || *l == '#') {
+			continue;
+		} else if (strict) {
+			sb_release(&sb);
+			return error("config fragment '%s' line %d: expected 'CONFIG_X=value' or "
+				     "'# CONFIG_X is not set', got '%.60s'", path, lineno, l);
+		} else {
+			continue;
+		}
+		*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
+		(*opts)[(*n)++] = o;
+	}
+	sb_release(&sb);
+	return 0;
+}
+
+static const char *kopt_get(const struct kopt *o, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(o[i].name, name))
+			return o[i].value;
+	return "n";
+}
+
+/* Make the merged .config for V in OBJ (a scratch build dir). */
+static int make_config(const struct variant *v, const char *tree, const char *obj,
+		       const char *log, struct strbuf *dropped)
+{
+	char list[OPT_STR_MAX], *save = NULL, odir[KB_PATH_MAX + 4], dotconfig[KB_PATH_MAX];
+	struct strvec frags = STRVEC_INIT;
+	struct kopt *want = NULL, *got = NULL;
+	size_t nwant = 0, ngot = 0;
+	int ret = -1;
+
+	snprintf(odir, sizeof(odir), "O=%s", obj);
+	snprintf(dotconfig, sizeof(dotconfig), "%s/.config", obj);
+	snprintf(list, sizeof(list), "%s", v->configs);
+	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		char path[KB_PATH_MAX];
+		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
+		if (parse_config(path, &want, &nwant, 1))
+			goto out;
+		strvec_push(&frags, path);
+	}
+	{
+		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64",
+				       v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig",
+				       v->base == VBASE_TINYCONFIG ? NULL : "kvm_guest.config", NULL };
+		if (run_logged(argv, NULL, log, 600)) {
+			step_fail("config", log, "make %s failed",
+				  v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig kvm_guest.config");
+			goto out;
+		}
+	}
+	if (frags.n) {
+		struct strvec argv = STRVEC_INIT;
+		char script[KB_PATH_MAX];
+		int r;
+		snprintf(script, sizeof(script), "%s/scripts/kconfig/merge_config.sh", tree);
+		strvec_push(&argv, "sh");
+		strvec_push(&argv, script);
+		strvec_push(&argv, "-m");
+		strvec_push(&argv, "-O");
+		strvec_push(&argv, obj);
+		strvec_push(&argv, dotconfig);
+		for (size_t i = 0; i < frags.n; i++)
+			strvec_push(&argv, frags.v[i]);
+		r = run_logged((const char *const *)argv.v, tree, log, 300);
+		strvec_clear(&argv);
+		if (r) {
+			step_fail("config", log, "merge_config.sh failed");
+			goto out;
+		}
+	}
+	{
+		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", "olddefconfig", NULL };
+		if (run_logged(argv, NULL, log, 600)) {
+			step_fail("config", log, "make olddefconfig failed");
+			goto out;
+		}
+	}
+	if (parse_config(dotconfig, &got, &ngot, 0))
+		goto out;
+	for (size_t i = 0; i < nwant; i++) {
+		const char *g = kopt_get(got, ngot, want[i].name);
+		if (strcmp(g, want[i].value))
+			sb_addf(dropped, "  %s=%s (after olddefconfig: %s)\n", want[i].name,
+				want[i].value, !strcmp(g, "n") ? "not set" : g);
+	}
+	ret = 0;
+out:
+	free(want);
+	free(got);
+	strvec_clear(&frags);
+	return ret;
+}
+
+/* ---- build ---- */
+
+static void compiler_version(char *out, size_t n)
+{
+	const char *argv[] = { "gcc", "--version", NULL };
+	struct strbuf sb = STRBUF_INIT;
+	if (run_capture(argv, 30, &sb) == 0 && sb.buf) {
+		sb.buf[strcspn(sb.buf, "\n")] = '\0';
+		snprintf(out, n, "%s", sb.buf);
+	} else {
+		snprintf(out, n, "unknown");
+	}
+	sb_release(&sb);
+}
+
+/* Count kbuild's quiet step lines ("  CC      kernel/fork.o") added to the
+ * log since *POS; only whole lines are consumed, so a line split between
+ * two reads is counted once. */
+static int count_lines_matching(const char *path, off_t *pos, int *count)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t start = 0, last_nl = -1;
+		if (lseek(fd, *pos, SEEK_SET) < 0)
+			break;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n')
+				continue;
+			if (i - start >= 3 && buf[start] == ' ' && buf[start + 1] == ' ' &&
+			    buf[start + 2] >= 'A' && buf[start + 2] <= 'Z')
+				(*count)++;
+			start = i + 1;
+			last_nl = i;
+		}
+		if (last_nl < 0) {
+			if (n == (ssize_t)sizeof(buf))
+				*pos += n; /* a huge line: skip it */
+			break;
+		}
+		*pos += last_nl + 1;
+		if (n < (ssize_t)sizeof(buf))
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+static void fmt_dur(double s, char *out, size_t n)
+{
+	if (s < 0 || s > 1e6)
+		snprintf(out, n, "?");
+	else if (s >= 60)
+		snprintf(out, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(out, n, "%ds", (int)s);
+}
+
+/* make bzImage with progress: on a terminal one updating line with an
+ * ETA, otherwise a plain line every 30 s. EXPECT is the step count of the
+ * last build of this kind (0 if unknown). Returns steps done or -1. */
+static int make_bzimage(const char *tree, const char *obj, const char *log, int jobs, int expect)
+{
+	struct child c = CHILD_INIT;
+	char *ccache = which("ccache");
+	off_t pos = 0;
+	int steps = 0, tty = isatty(2), r;
+	double t0 = now_mono(), last = 0;
+
+	strvec_push(&c.argv, "make");
+	strvec_push(&c.argv, "-C");
+	strvec_push(&c.argv, tree);
+	strvec_pushf(&c.argv, "O=%s", obj);
+	strvec_push(&c.argv, "ARCH=x86_64");
+	strvec_pushf(&c.argv, "-j%d", jobs);
+	if (ccache) {
+		strvec_push(&c.argv, "CC=ccache gcc");
+		strvec_pushf(&c.env, "CCACHE_DIR=%s/ccache", cache_root());
+		/* identical builds in different trees share objects */
+		strvec_push(&c.env, "CCACHE_BASEDIR=/");
+		strvec_push(&c.env, "CCACHE_NOHASHDIR=1");
+	}
+	/* reproducible identity strings: the cache key decides, not the clock */
+	strvec_push(&c.env, "KBUILD_BUILD_TIMESTAMP=kbench");
+	strvec_push(&c.env, "KBUILD_BUILD_USER=kbench");
+	strvec_push(&c.env, "KBUILD_BUILD_HOST=kbench");
+	strvec_push(&c.argv, "bzImage");
+	c.stdout_path = log;
+	c.stderr_path = log;
+	c.append = 1;
+	c.timeout_s = BUILD_TIMEOUT_S;
+	free(ccache);
+	if (child_start(&c)) {
+		child_release(&c);
+		return -1;
+	}
+	for (;;) {
+		double el;
+		r = child_poll(&c);
+		count_lines_matching(log, &pos, &steps);
+		el = now_mono() - t0;
+		if (r != 0)
+			break;
+		if (kb_interrupted || el > BUILD_TIMEOUT_S) {
+			child_kill(&c, 2);
+			break;
+		}
+		if ((tty && el - last >= 1) || el - last >= 30) {
+			char e[32], eta[32] = "?";
+			fmt_dur(el, e, sizeof(e));
+			if (expect > 0 && steps > 20) {
+				double left = el / steps * (expect > steps ? expect - steps : 0);
+				fmt_dur(left, eta, sizeof(eta));
+			}
+			if (tty)
+				fprintf(stderr, "\rkbench: building: %d/%d steps, %s elapsed, ETA %s   ", steps,
+					expect, e, eta);
+			else
+				fprintf(stderr, "kbench: building: %d steps (last build: %d), %s elapsed, ETA %s\n",
+					steps, expect, e, eta);
+			last = el;
+		}
+		usleep(250000);
+	}
+	if (tty)
+		fputc('\n', stderr);
+	r = c.status;
+	child_release(&c);
+	return r == 0 ? steps : -1;
+}
+
+static int entry_fill(const char *entry, struct kernel_image *k)
+{
+	char meta[KB_PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	char *save = NULL;
+	memset(k, 0, sizeof(*k));
+	snprintf(meta, sizeof(meta), "%s/kbench-entry", entry);
+	if (!path_exists(meta))
+		return 1;
+	if (read_file(meta, &sb, 65536))
+		return -1;
+	snprintf(k->dir, sizeof(k->dir), "%s", entry);
+	for (char *l = strtok_r(sb.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(l, '=');
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (!strcmp(l, "release"))
+			snprintf(k->release, sizeof(k->release), "%s", eq);
+		else if (!strcmp(l, "source"))
+			snprintf(k->package, sizeof(k->package), "%s", eq);
+		else if (!strcmp(l, "key"))
+			snprintf(k->version, sizeof(k->version), "build-%.16s", eq);
+	}
+	sb_release(&sb);
+	snprintf(k->vmlinuz, sizeof(k->vmlinuz), "%s/bzImage", entry);
+	snprintf(k->config, sizeof(k->config), "%s/config", entry);
+	k->moddir[0] = '\0'; /* everything built in */
+	if (!k->release[0] || !path_exists(k->vmlinuz) || sha256_file_hex(k->config, k->config_hash))
+		return error("corrupt build cache entry '%s' (remove it to rebuild)", entry);
+	return 0;
+}
+
+int kernel_build_last(const struct variant *v, struct kernel_image *k)
+{
+	char ptr[KB_PATH_MAX], entry[KB_PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	int r = 1;
+	snprintf(ptr, sizeof(ptr), "%s/builds/by-variant/%s", cache_root(), v->name);
+	if (path_exists(ptr) && read_file(ptr, &sb, 128) == 0 && sb.buf) {
+		rtrim(sb.buf);
+		if (!strchr(sb.buf, '/')) {
+			snprintf(entry, sizeof(entry), "%s/builds/%s", cache_root(), sb.buf);
+			r = entry_fill(entry, k);
+		}
+	}
+	sb_release(&sb);
+	return r;
+}
+
+int kernel_source(const char *tree_pkg, const char *release, char *tree, size_t treelen,
+		  char *ident, size_t identlen, char *compiler, size_t cclen)
+{
+	struct variant v;
+	struct source src;
+	const char *ksrc = getenv("KSRC");
+	memset(&v, 0, sizeof(v));
+	memset(&src, 0, sizeof(src));
+	snprintf(v.tree, sizeof(v.tree), "%s", tree_pkg);
+	snprintf(v.release, sizeof(v.release), "%s", release);
+	snprintf(v.name, sizeof(v.name), "kbuild");
+	if (ksrc && *ksrc ? source_ksrc(ksrc, &src) : source_debian(&v, &src))
+		return -1;
+	snprintf(tree, treelen, "%s", src.tree);
+	snprintf(ident, identlen, "%s", src.ident);
+	compiler_version(compiler, cclen);
+	return 0;
+}
+
+int kernel_build(const struct variant *v, struct kernel_image *k, struct build_info *bi)
+{
+	struct source src;
+	struct strbuf dropped = STRBUF_INIT, key = STRBUF_INIT;
+	char tree[KB_PATH_MAX], treekey[600], builds[KB_PATH_MAX], obj[KB_PATH_MAX] = "";
+	char log[KB_PATH_MAX], cc[256], h[65], entry[KB_PATH_MAX], tmpent[KB_PATH_MAX] = "";
+	char cfgobj[KB_PATH_MAX] = "", cfglog[KB_PATH_MAX], inhash[65] = "", inptr[KB_PATH_MAX] = "";
+	const char *ksrc = getenv("KSRC");
+	int ret = -1, lock = -1;
+
+	memset(&src, 0, sizeof(src));
+	if (bi) {
+		/* keep the caller's request, clear the results */
+		bi->hit = 0;
+		bi->build_s = 0;
+		bi->key[0] = bi->source[0] = bi->compiler[0] = '\0';
+	}
+	if (ksrc && *ksrc ? source_ksrc(ksrc, &src) : source_debian(v, &src))
+		return -1;
+	if (patched_tree(v, &src, tree, sizeof(tree), treekey, sizeof(treekey)))
+		return -1;
+	snprintf(builds, sizeof(builds), "%s/builds", cache_root());
+	/* entries are published by rename, so look-ups need no lock; a build
+	 * locks its own key (below), and other builds go on beside it */
+	if (mkdir_p(builds, 0755))
+		return -1;
+	compiler_version(cc, sizeof(cc));
+	/* Fast path: the same inputs (tree, base, fragments, compiler) were
+	 * configured and built before: no need to configure again. */
+	{
+		char list[OPT_STR_MAX], *save = NULL;
+		struct strbuf in = STRBUF_INIT;
+		sb_addf(&in, "%s\ninputs\nsource %s\nbase %d\ncompiler %s\n", BUILD_FORMAT, treekey,
+			v->base, cc);
+		snprintf(list, sizeof(list), "%s", v->configs);
+		for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+			char path[KB_PATH_MAX], fh[65];
+			snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
+			if (sha256_file_hex(path, fh)) {
+				sb_release(&in);
+				goto out;
+			}
+			sb_addf(&in, "fragment %s %s\n", t, fh);
+		}
+		sha256_hex(in.buf, in.len, inhash);
+		sb_release(&in);
+		snprintf(inptr, sizeof(inptr), "%s/inputs/%.24s", builds, inhash);
+	}
+	/* --rebuild of a configured build: straight to make in its object dir */
+	if (bi && bi->rebuild && !bi->config_out[0] && path_exists(inptr)) {
+		struct strbuf sb = STRBUF_INIT;
+		if (read_file(inptr, &sb, 128) == 0 && sb.buf) {
+			rtrim(sb.buf);
+			snprintf(obj, sizeof(obj), "%s/obj-%.24s", builds, sb.buf);
+			if (!strchr(sb.buf, '/') && strlen(sb.buf) >= 24 && path_exists(obj)) {
+				snprintf(h, sizeof(h), "%s", sb.buf);
+				snprintf(entry, sizeof(entry), "%s/%.24s", builds, h);
+				sb_release(&sb);
+				lock = lock_key(builds, h);
+				if (lock < 0)
+					goto out;
+				goto build;
+			}
+		}
+		obj[0] = '\0';
+		sb_release(&sb);
+	}
+	if (!(bi && (bi->config_out[0] || bi->rebuild)) && path_exists(inptr)) {
+		struct strbuf sb = STRBUF_INIT;
+		if (read_file(inptr, &sb, 128) == 0 && sb.buf) {
+			rtrim(sb.buf);
+			snprintf(entry, sizeof(entry), "%s/%s", builds, sb.buf);
+			if (!strchr(sb.buf, '/') && entry_fill(entry, k) == 0) {
+				snprintf(h, sizeof(h), "%s", sb.buf);
+				info("kbench: %s: build cache hit (%s, kernel %s)", v->name, entry, k->release);
+				if (bi) {
+					bi->hit = 1;
+					snprintf(bi->key, sizeof(bi->key), "%.24s", h);
+					snprintf(bi->source, sizeof(bi->source), "%s", treekey);
+					snprintf(bi->compiler, sizeof(bi->compiler), "%s", cc);
+				}
+				sb_release(&sb);
+				ret = 0;
+				goto out;
+			}
+		}
+		sb_release(&sb);
+	}
+
+	/* configure in a scratch dir: the merged .config is part of the key */
+	snprintf(cfgobj, sizeof(cfgobj), "%s/.cfg-%ld", builds, (long)getpid());
+	rm_rf(cfgobj);
+	if (mkdir_p(cfgobj, 0755))
+		goto out;
+	snprintf(cfglog, sizeof(cfglog), "%s/config-%s.log", builds, v->name);
+	unlink(cfglog);
+	if (make_config(v, tree, cfgobj, cfglog, &dropped))
+		goto out;
+	if (dropped.len) {
+		step_fail("config", cfglog, "requested options did not survive olddefconfig "
+			  "(a dependency is missing or the option vanished):\n%s", dropped.buf);
+		goto out;
+	}
+	if (bi && bi->config_out[0]) {
+		char p[KB_PATH_MAX];
+		snprintf(p, sizeof(p), "%s/.config", cfgobj);
+		ret = copy_file(p, bi->config_out, 0644);
+		goto out;
+	}
+	{
+		struct strbuf cfg = STRBUF_INIT;
+		char p[KB_PATH_MAX];
+		snprintf(p, sizeof(p), "%s/.config", cfgobj);
+		if (read_file(p, &cfg, 16u << 20)) {
+			sb_release(&cfg);
+			goto out;
+		}
+		sb_addf(&key, "%s\nsource %s\ncompiler %s\nconfig\n", BUILD_FORMAT, treekey, cc);
+		sb_add(&key, cfg.buf, cfg.len);
+		sb_release(&cfg);
+	}
+	sha256_hex(key.buf, key.len, h);
+	snprintf(entry, sizeof(entry), "%s/%.24s", builds, h);
+	if (bi) {
+		snprintf(bi->key, sizeof(bi->key), "%.24s", h);
+		snprintf(bi->source, sizeof(bi->source), "%s", treekey);
+		snprintf(bi->compiler, sizeof(bi->compiler), "%s", cc);
+	}
+	if (!(bi && bi->rebuild) && entry_fill(entry, k) == 0) {
+		info("kbench: %s: build cache hit (%s, kernel %s)", v->name, entry, k->release);
+		if (bi)
+			bi->hit = 1;
+		ret = 0;
+		goto out;
+	}
+	/* a miss: lock the key, and look again (another kbench may have built
+	 * it meanwhile); build out of tree; the object dir is kept for
+	 * incremental rebuilds of the same tree and config */
+	lock = lock_key(builds, h);
+	if (lock < 0)
+		goto out;
+	if (!(bi && bi->rebuild) && entry_fill(entry, k) == 0) {
+		info("kbench: %s: built meanwhile by another kbench (%s)", v->name, entry);
+		ret = 0;
+		goto out;
+	}
+	snprintf(obj, sizeof(obj), "%s/obj-%.24s", builds, h);
+	if (mkdir_p(obj, 0755))
+		goto out;
+	{
+		char from[KB_PATH_MAX], to[KB_PATH_MAX];
+		snprintf(from, sizeof(from), "%s/.config", cfgobj);
+		snprintf(to, sizeof(to), "%s/.config", obj);
+		if (copy_file(from, to, 0644))
+			goto out;
+	}
+build:
+	snprintf(log, sizeof(log), "%s/build.log", obj);
+	unlink(log);
+	{
+		char cnt[KB_PATH_MAX];
+		struct strbuf sb = STRBUF_INIT;
+		int expect = 0, steps, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		double t0 = now_mono();
+		snprintf(cnt, sizeof(cnt), "%s/steps-%s", builds,
+			 v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig");
+		if (path_exists(cnt) && read_file(cnt, &sb, 64) == 0 && sb.buf)
+			expect = atoi(sb.buf);
+		sb_release(&sb);
+		if (!expect)
+			expect = v->base == VBASE_TINYCONFIG ? 1300 : 3300;
+		info("kbench: building %s (%s, %s) in %s with -j%d; log %s", v->name, treekey,
+		     v->base == VBASE_TINYCONFIG ? "tinyconfig base: TEST KERNEL" : "defconfig base",
+		     obj, jobs > 0 ? jobs : 1, log);
+		steps = make_bzimage(tree, obj, log, jobs > 0 ? jobs : 1, expect);
+		if (steps < 0) {
+			step_fail("build", log, kb_interrupted ? "interrupted" : "make bzImage failed");
+			goto out;
+		}
+		if (bi)
+			bi->build_s = now_mono() - t0;
+		if (steps > 100) {
+			char *s = xasprintf("%d\n", steps);
+			write_file_atomic(cnt, s, strlen(s));
+			free(s);
+		}
+		info("kbench: built %s in %.0f s", v->name, now_mono() - t0);
+	}
+	/* publish: copy artifacts to a temporary entry, then rename */
+	snprintf(tmpent, sizeof(tmpent), "%s/.tmp-%.24s-%ld", builds, h, (long)getpid());
+	rm_rf(tmpent);
+	if (mkdir_p(tmpent, 0755))
+		goto out;
+	{
+		char from[KB_PATH_MAX], to[KB_PATH_MAX];
+		struct strbuf rel = STRBUF_INIT, meta = STRBUF_INIT;
+		char odir[KB_PATH_MAX + 4];
+		const char *argv[] = { "make", "-s", "-C", tree, odir, "ARCH=x86_64", "kernelrelease", NULL };
+		int r;
+		snprintf(odir, sizeof(odir), "O=%s", obj);
+		snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", obj);
+		snprintf(to, sizeof(to), "%s/bzImage", tmpent);
+		r = copy_file(from, to, 0644);
+		snprintf(from, sizeof(from), "%s/.config", obj);
+		snprintf(to, sizeof(to), "%s/config", tmpent);
+		r = r || copy_file(from, to, 0644);
+		snprintf(to, sizeof(to), "%s/build.log", tmpent);
+		r = r || copy_file(log, to, 0644);
+		if (!r && (run_capture(argv, 120, &rel) || !rel.buf)) {
+			step_fail("build", NULL, "make kernelrelease failed");
+			r = -1;
+		}
+		if (r) {
+			sb_release(&rel);
+			goto out;
+		}
+		rtrim(rel.buf);
+		sb_addf(&meta, "release=%s\nsource=%s\nkey=%s\ncompiler=%s\nvariant=%s\n", rel.buf,
+			treekey, h, cc, v->name);
+		snprintf(to, sizeof(to), "%s/kbench-entry", tmpent);
+		r = write_file_atomic(to, meta.buf, meta.len);
+		sb_release(&rel);
+		sb_release(&meta);
+		if (r)
+			goto out;
+	}
+	rm_rf(entry);
+	if (rename(tmpent, entry)) {
+		error("cannot move '%s' to '%s': %s", tmpent, entry, strerror(errno));
+		goto out;
+	}
+	tmpent[0] = '\0';
+	if (entry_fill(entry, k))
+		goto out;
+	ret = 0;
+out:
+	if (ret == 0) {
+		/* remember the variant's last build, for `kbench kernels` */
+		char pdir[KB_PATH_MAX], ptr[KB_PATH_MAX], *s = xasprintf("%.24s\n", h);
+		snprintf(pdir, sizeof(pdir), "%s/by-variant", builds);
+		snprintf(ptr, sizeof(ptr), "%s/%s", pdir, v->name);
+		if (mkdir_p(pdir, 0755) == 0)
+			write_file_atomic(ptr, s, strlen(s));
+		snprintf(pdir, sizeof(pdir), "%s/inputs", builds);
+		if (inptr[0] && mkdir_p(pdir, 0755) == 0)
+			write_file_atomic(inptr, s, strlen(s));
+		free(s);
+	}
+	if (tmpent[0])
+		rm_rf(tmpent);
+	if (cfgobj[0])
+		rm_rf(cfgobj);
+	if (lock >= 0)
+		close(lock);
+	sb_release(&dropped);
+	sb_release(&key);
+	return ret;
+}

@@ -1,0 +1,29 @@
+/* build.h - kernel variants built from source, cached by content. */
+#ifndef KBENCH_BUILD_H
+#define KBENCH_BUILD_H
+
+#include "kernel/kernel.h"
+
+struct build_info {
+	char key[32];        /* build cache key (short) */
+	char source[600];    /* source identity, with patches */
+	char compiler[256];
+	int hit;             /* found in the cache */
+	double build_s;      /* time of `make bzImage` on a miss */
+	char config_out[4096]; /* if set: stop after the config step, copy .config here */
+	int rebuild;           /* ignore a cache hit: run make again in the kept object dir */
+};
+
+/* Find V's kernel in the build cache or build it (source, patch, config,
+ * build). Returns 0, or -1 after an error naming the step and its log. */
+int kernel_build(const struct variant *v, struct kernel_image *k, struct build_info *bi);
+/* The variant's most recent build, without configuring: 0 found, 1 none. */
+int kernel_build_last(const struct variant *v, struct kernel_image *k);
+
+/* The source tree variants build from (KSRC, or Debian's TREE_PKG of
+ * RELEASE unpacked once per cache), its identity and gcc's version, for
+ * the kbuild workload. 0, or -1 after an error. */
+int kernel_source(const char *tree_pkg, const char *release, char *tree, size_t treelen,
+		  char *ident, size_t identlen, char *compiler, size_t cclen);
+
+#endif

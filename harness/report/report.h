@@ -1,0 +1,22 @@
+/* report.h - the comparison as one self-contained HTML page. */
+#ifndef KBENCH_REPORT_H
+#define KBENCH_REPORT_H
+
+#include "stats/compare.h"
+
+/* Append S to OUT escaped for HTML and XML text and attributes: & < > " '
+ * become entities, control bytes and invalid UTF-8 become '?'. */
+void report_escape(struct strbuf *out, const char *s);
+/* Chart axes: a "nice" tick step (1, 2 or 5 times a power of ten) for
+ * about N ticks over SPAN, and a tick label with the decimals STEP needs. */
+double report_nice_step(double span, int n);
+void report_tick_label(char *buf, size_t len, double v, double step);
+
+/* Render C as HTML into OUT (appended). */
+void report_html(const struct comparison *c, struct strbuf *out);
+/* Render and write PATH atomically; 0 or -1 (error printed). */
+int report_write(const struct comparison *c, const char *path);
+/* Write DIR/comparison.json and DIR/report.html; 0 or -1. */
+int report_write_dir(const struct comparison *c, const char *dir);
+
+#endif

@@ -1,0 +1,389 @@
+/* results.c - results.json: write atomically, summarise, load and validate.
+ * The format is documented in docs/results.md (schema in
+ * docs/results.schema.json); results_validate() is the C side of it. */
+#include "run/results.h"
+
+#include <json-c/printbuf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Arrays of numbers (cyclictest histograms: thousands of counts) on one
+ * line each: the pretty printer would give every count its own line and
+ * make results.json six times larger and slower to load. Same JSON. */
+static int one_line(json_object *jso, struct printbuf *pb, int level, int flags)
+{
+	size_t n = json_object_array_length(jso);
+	(void)level;
+	(void)flags;
+	printbuf_strappend(pb, "[");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(jso, i);
+		if (i)
+			printbuf_strappend(pb, ", ");
+		if (json_object_is_type(e, json_type_int))
+			sprintbuf(pb, "%lld", (long long)json_object_get_int64(e));
+		else {
+			const char *t = json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN);
+			printbuf_memappend(pb, t, (int)strlen(t));
+		}
+	}
+	printbuf_strappend(pb, "]");
+	return 0;
+}
+
+static void compact_number_arrays(json_object *o)
+{
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			compact_number_arrays(v);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		size_t n = json_object_array_length(o);
+		int numbers = n > 0;
+		for (size_t i = 0; i < n; i++) {
+			json_object *e = json_object_array_get_idx(o, i);
+			if (!json_object_is_type(e, json_type_int) && !json_object_is_type(e, json_type_double)) {
+				numbers = 0;
+				compact_number_arrays(e);
+			}
+		}
+		if (numbers)
+			json_object_set_serializer(o, one_line, NULL, NULL);
+	}
+}
+
+int results_save(json_object *doc, const char *path)
+{
+	const char *s;
+	compact_number_arrays(doc);
+	s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_SPACED |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+	sb_adds(&sb, s);
+	sb_adds(&sb, "\n");
+	ret = write_file_atomic(path, sb.buf, sb.len);
+	sb_release(&sb);
+	return ret;
+}
+
+struct series {
+	char *label, *metric, *unit, *better;
+	double *v;
+	size_t n, alloc;
+};
+
+static struct series *series_get(struct series **all, size_t *n, const char *label,
+				 const char *metric)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*all)[i].label, label) && !strcmp((*all)[i].metric, metric))
+			return &(*all)[i];
+	*all = xrealloc(*all, (*n + 1) * sizeof(**all));
+	memset(&(*all)[*n], 0, sizeof(**all));
+	(*all)[*n].label = xstrdup(label);
+	(*all)[*n].metric = xstrdup(metric);
+	return &(*all)[(*n)++];
+}
+
+void stats_describe(const double *in, size_t n, json_object *out)
+{
+	double *v = xmalloc(n * sizeof(*v));
+	double mean, sd = 0;
+	memcpy(v, in, n * sizeof(*v));
+	gsl_sort(v, 1, n);
+	mean = gsl_stats_mean(v, 1, n);
+	if (n > 1)
+		sd = gsl_stats_sd_m(v, 1, n, mean);
+	json_object_object_add(out, "n", json_object_new_int((int)n));
+	json_object_object_add(out, "mean", json_object_new_double(mean));
+	json_object_object_add(out, "median", json_object_new_double(gsl_stats_median_from_sorted_data(v, 1, n)));
+	json_object_object_add(out, "min", json_object_new_double(v[0]));
+	json_object_object_add(out, "max", json_object_new_double(v[n - 1]));
+	json_object_object_add(out, "stddev", json_object_new_double(sd));
+	json_object_object_add(out, "cv", mean != 0 && n > 1 ? json_object_new_double(sd / fabs(mean)) : NULL);
+	free(v);
+}
+
+void results_summarize(json_object *doc)
+{
+	json_object *its = json_object_object_get(doc, "iterations"), *sum;
+	struct series *all = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; its && i < json_object_array_length(its); i++) {
+		json_object *it = json_object_array_get_idx(its, i), *w, *wl;
+		if (json_object_get_boolean(json_object_object_get(it, "warmup")))
+			continue;
+		wl = json_object_object_get(it, "workloads");
+		for (size_t j = 0; wl && j < json_object_array_length(wl); j++) {
+			json_object *metrics;
+			const char *label;
+			w = json_object_array_get_idx(wl, j);
+			label = json_object_get_string(json_object_object_get(w, "label"));
+			metrics = json_object_object_get(w, "metrics");
+			if (!label || !metrics)
+				continue;
+			json_object_object_foreach(metrics, mname, m) {
+				struct series *s = series_get(&all, &n, label, mname);
+				double x = json_object_get_double(json_object_object_get(m, "value"));
+				if (!isfinite(x))
+					continue;
+				if (!s->unit) {
+					s->unit = xstrdup(json_object_get_string(json_object_object_get(m, "unit")));
+					s->better = xstrdup(json_object_get_string(json_object_object_get(m, "better")));
+				}
+				if (s->n == s->alloc) {
+					s->alloc = s->alloc ? 2 * s->alloc : 8;
+					s->v = xrealloc(s->v, s->alloc * sizeof(double));
+				}
+				s->v[s->n++] = x;
+			}
+		}
+	}
+	sum = json_object_new_object();
+	for (size_t i = 0; i < n; i++) {
+		json_object *lab = json_object_object_get(sum, all[i].label), *m;
+		if (!lab) {
+			lab = json_object_new_object();
+			json_object_object_add(sum, all[i].label, lab);
+		}
+		m = json_object_new_object();
+		json_object_object_add(m, "unit", json_object_new_string(all[i].unit ? all[i].unit : ""));
+		json_object_object_add(m, "better", json_object_new_string(all[i].better ? all[i].better : "lower"));
+		if (all[i].n)
+			stats_describe(all[i].v, all[i].n, m);
+		json_object_object_add(lab, all[i].metric, m);
+		free(all[i].label);
+		free(all[i].metric);
+		free(all[i].unit);
+		free(all[i].better);
+		free(all[i].v);
+	}
+	free(all);
+	json_object_object_add(doc, "summary", sum);
+}
+
+/* ---- validation ---- */
+
+static int verr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int need(json_object *o, const char *key, json_type t, int nullable, const char *where,
+		char *err, size_t len)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v))
+		return verr(err, len, "%s: missing '%s'", where, key);
+	if (!v) {
+		if (nullable)
+			return 0;
+		return verr(err, len, "%s: '%s' is null", where, key);
+	}
+	if (t == json_type_double && json_object_is_type(v, json_type_int))
+		return 0;
+	if (!json_object_is_type(v, t))
+		return verr(err, len, "%s: '%s' should be a %s, is a %s", where, key,
+			    json_type_to_name(t), json_type_to_name(json_object_get_type(v)));
+	return 0;
+}
+
+static int check_metrics(json_object *metrics, const char *where, char *err, size_t len)
+{
+	json_object_object_foreach(metrics, name, m) {
+		char w[256];
+		const char *better;
+		double x;
+		snprintf(w, sizeof(w), "%s metric '%s'", where, name);
+		if (!json_object_is_type(m, json_type_object))
+			return verr(err, len, "%s: not an object", w);
+		if (need(m, "value", json_type_double, 0, w, err, len) ||
+		    need(m, "unit", json_type_string, 0, w, err, len) ||
+		    need(m, "better", json_type_string, 0, w, err, len))
+			return -1;
+		better = json_object_get_string(json_object_object_get(m, "better"));
+		if (strcmp(better, "higher") && strcmp(better, "lower"))
+			return verr(err, len, "%s: 'better' must be higher or lower", w);
+		x = json_object_get_double(json_object_object_get(m, "value"));
+		if (!isfinite(x))
+			return verr(err, len, "%s: value is not finite", w);
+	}
+	return 0;
+}
+
+int results_validate(json_object *doc, char *err, size_t len)
+{
+	json_object *v, *its;
+	static const char *const statuses[] = { "running", "complete", "partial", "interrupted", NULL };
+	int found = 0;
+
+	if (!json_object_is_type(doc, json_type_object))
+		return verr(err, len, "top level is not an object");
+	if (need(doc, "schema", json_type_string, 0, "top level", err, len))
+		return -1;
+	if (strcmp(json_object_get_string(json_object_object_get(doc, "schema")), RESULTS_SCHEMA))
+		return verr(err, len, "not a kbench results file (schema '%s')",
+			    json_object_get_string(json_object_object_get(doc, "schema")));
+	if (need(doc, "schema_version", json_type_int, 0, "top level", err, len))
+		return -1;
+	if (json_object_get_int(json_object_object_get(doc, "schema_version")) != RESULTS_SCHEMA_VERSION)
+		return verr(err, len, "schema version %d, this kbench reads %d",
+			    json_object_get_int(json_object_object_get(doc, "schema_version")),
+			    RESULTS_SCHEMA_VERSION);
+	if (need(doc, "run_id", json_type_string, 0, "top level", err, len) ||
+	    need(doc, "started", json_type_string, 0, "top level", err, len) ||
+	    need(doc, "finished", json_type_string, 1, "top level", err, len) ||
+	    need(doc, "status", json_type_string, 0, "top level", err, len) ||
+	    need(doc, "kbench", json_type_object, 0, "top level", err, len) ||
+	    need(doc, "host", json_type_object, 0, "top level", err, len) ||
+	    need(doc, "guest", json_type_object, 0, "top level", err, len) ||
+	    need(doc, "variant", json_type_object, 0, "top level", err, len) ||
+	    need(doc, "suite", json_type_object, 0, "top level", err, len) ||
+	    need(doc, "iterations", json_type_array, 0, "top level", err, len))
+		return -1;
+	for (int i = 0; statuses[i]; i++)
+		found |= !strcmp(statuses[i], json_object_get_string(json_object_object_get(doc, "status")));
+	if (!found)
+		return verr(err, len, "top level: unknown status '%s'",
+			    json_object_get_string(json_object_object_get(doc, "status")));
+	v = json_object_object_get(doc, "kbench");
+	if (need(v, "version", json_type_string, 0, "kbench", err, len) ||
+	    need(v, "commit", json_type_string, 0, "kbench", err, len))
+		return -1;
+	v = json_object_object_get(doc, "host");
+	if (need(v, "cpu_model", json_type_string, 0, "host", err, len) ||
+	    need(v, "cores", json_type_int, 0, "host", err, len) ||
+	    need(v, "mem_mb", json_type_int, 0, "host", err, len) ||
+	    need(v, "kernel", json_type_string, 0, "host", err, len) ||
+	    need(v, "qemu", json_type_string, 0, "host", err, len) ||
+	    need(v, "accel", json_type_string, 0, "host", err, len))
+		return -1;
+	v = json_object_object_get(doc, "variant");
+	if (need(v, "name", json_type_string, 0, "variant", err, len) ||
+	    need(v, "source", json_type_string, 0, "variant", err, len) ||
+	    need(v, "package_version", json_type_string, 0, "variant", err, len) ||
+	    need(v, "kernel_release", json_type_string, 1, "variant", err, len) ||
+	    need(v, "realtime", json_type_string, 1, "variant", err, len) ||
+	    need(v, "cmdline", json_type_string, 1, "variant", err, len) ||
+	    need(v, "config_hash", json_type_string, 1, "variant", err, len))
+		return -1;
+	v = json_object_object_get(doc, "suite");
+	if (need(v, "name", json_type_string, 0, "suite", err, len) ||
+	    need(v, "iterations", json_type_int, 0, "suite", err, len) ||
+	    need(v, "workloads", json_type_array, 0, "suite", err, len))
+		return -1;
+	for (size_t i = 0; i < json_object_array_length(json_object_object_get(v, "workloads")); i++) {
+		json_object *w = json_object_array_get_idx(json_object_object_get(v, "workloads"), i);
+		if (!json_object_is_type(w, json_type_object) ||
+		    need(w, "label", json_type_string, 0, "suite workload", err, len) ||
+		    need(w, "workload", json_type_string, 0, "suite workload", err, len) ||
+		    need(w, "params", json_type_object, 0, "suite workload", err, len))
+			return err[0] ? -1 : verr(err, len, "suite workload %zu is not an object", i);
+	}
+	its = json_object_object_get(doc, "iterations");
+	for (size_t i = 0; i < json_object_array_length(its); i++) {
+		json_object *it = json_object_array_get_idx(its, i), *wl;
+		char where[64];
+		const char *st;
+		snprintf(where, sizeof(where), "iteration %zu", i + 1);
+		if (!json_object_is_type(it, json_type_object))
+			return verr(err, len, "%s: not an object", where);
+		if (need(it, "index", json_type_int, 0, where, err, len) ||
+		    need(it, "status", json_type_string, 0, where, err, len) ||
+		    need(it, "warmup", json_type_boolean, 0, where, err, len) ||
+		    need(it, "workloads", json_type_array, 0, where, err, len))
+			return -1;
+		st = json_object_get_string(json_object_object_get(it, "status"));
+		if (strcmp(st, "ok") && strcmp(st, "failed"))
+			return verr(err, len, "%s: status must be ok or failed", where);
+		if (!strcmp(st, "failed") && need(it, "error", json_type_string, 0, where, err, len))
+			return -1;
+		if (!strcmp(st, "ok") && need(it, "boot_s", json_type_double, 0, where, err, len))
+			return -1;
+		wl = json_object_object_get(it, "workloads");
+		for (size_t j = 0; j < json_object_array_length(wl); j++) {
+			json_object *w = json_object_array_get_idx(wl, j);
+			char ww[128];
+			snprintf(ww, sizeof(ww), "%s workload %zu", where, j + 1);
+			if (!json_object_is_type(w, json_type_object))
+				return verr(err, len, "%s: not an object", ww);
+			if (need(w, "label", json_type_string, 0, ww, err, len) ||
+			    need(w, "status", json_type_string, 0, ww, err, len))
+				return -1;
+			if (!strcmp(json_object_get_string(json_object_object_get(w, "status")), "ok")) {
+				if (need(w, "metrics", json_type_object, 0, ww, err, len) ||
+				    check_metrics(json_object_object_get(w, "metrics"), ww, err, len))
+					return -1;
+			} else if (need(w, "error", json_type_string, 0, ww, err, len)) {
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+json_object *results_parse(const char *buf, size_t len, const char *name)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *doc;
+	char err[512] = "";
+	size_t end;
+
+	doc = json_tokener_parse_ex(tok, buf, (int)len);
+	end = json_tokener_get_parse_end(tok);
+	if (json_tokener_get_error(tok) != json_tokener_success || !doc) {
+		/* find the line of the byte offset where parsing stopped */
+		int line = 1;
+		for (size_t i = 0; i < end && i < len; i++)
+			line += buf[i] == '\n';
+		error("'%s' line %d: not valid JSON (%s)%s", name, line,
+		      json_tokener_error_desc(json_tokener_get_error(tok)),
+		      json_tokener_get_error(tok) == json_tokener_continue ? ": the file is truncated" : "");
+		json_object_put(doc);
+		doc = NULL;
+		goto out;
+	}
+	/* one document: only white space may follow it */
+	while (end < len && (buf[end] == ' ' || buf[end] == '\t' || buf[end] == '\n' ||
+			     buf[end] == '\r'))
+		end++;
+	if (end < len) {
+		int line = 1;
+		for (size_t i = 0; i < end; i++)
+			line += buf[i] == '\n';
+		error("'%s' line %d: data after the JSON document", name, line);
+		json_object_put(doc);
+		doc = NULL;
+	} else if (results_validate(doc, err, sizeof(err))) {
+		error("'%s': %s", name, err);
+		json_object_put(doc);
+		doc = NULL;
+	}
+out:
+	json_tokener_free(tok);
+	return doc;
+}
+
+json_object *results_load(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_object *doc = NULL;
+
+	if (read_file(path, &sb, 256u << 20) == 0)
+		doc = results_parse(sb.buf ? sb.buf : "", sb.len, path);
+	sb_release(&sb);
+	return doc;
+}

@@ -1,0 +1,25 @@
+/* results.h - the results.json document (docs/results.md). */
+#ifndef KBENCH_RESULTS_H
+#define KBENCH_RESULTS_H
+
+#include <json-c/json.h>
+#include "core/util.h"
+
+#define RESULTS_SCHEMA "kbench-results"
+#define RESULTS_SCHEMA_VERSION 1
+
+/* Write DOC to PATH atomically (temporary name, fsync, rename). */
+int results_save(json_object *doc, const char *path);
+/* (Re)compute doc["summary"] from the non-warm-up iterations. */
+void results_summarize(json_object *doc);
+/* n, mean, median, min, max, stddev, cv of IN[0..n) into OUT (n >= 1). */
+void stats_describe(const double *in, size_t n, json_object *out);
+/* Check DOC against the schema; reason into ERR. */
+int results_validate(json_object *doc, char *err, size_t len);
+/* Parse and validate LEN bytes of BUF (untrusted) as a results document;
+ * errors name NAME, the line and the reason. NULL when rejected. */
+json_object *results_parse(const char *buf, size_t len, const char *name);
+/* Read, parse and validate PATH; errors name file, line and reason. */
+json_object *results_load(const char *path);
+
+#endif

@@ -1,0 +1,355 @@
+/* regress.c - baseline against current for CI: per-metric test cases, an
+ * exit code, JUnit XML and a Markdown summary.
+ *
+ * Exit codes, most serious first: 2 a harness error (an iteration failed,
+ * a metric of the baseline is missing from the current run), 1 a metric
+ * is significantly worse by more than its threshold, 3 no regression was
+ * found but some metric was too noisy to decide (fewer than 2 values a
+ * side, or its coefficient of variation above the metric's limit, so a
+ * regression of the threshold's size could hide in it), 0 otherwise. A
+ * significant regression wins over noise: it was detected despite it.
+ */
+#include "stats/regress.h"
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *status_name(enum regress_status s)
+{
+	static const char *const n[] = { "pass", "improved", "regressed", "noisy", "new", "error" };
+	return n[s];
+}
+
+static int wanted(const struct cmp_metric *m, const char *const *only, size_t nonly)
+{
+	char full[512], wm[512];
+	if (!nonly)
+		return 1;
+	snprintf(full, sizeof(full), "%s.%s", m->label, m->name);
+	snprintf(wm, sizeof(wm), "%s.%s", m->workload, m->name);
+	for (size_t i = 0; i < nonly; i++)
+		if (!strcmp(only[i], full) || !strcmp(only[i], wm) || !strcmp(only[i], m->name) ||
+		    !strcmp(only[i], m->label))
+			return 1;
+	return 0;
+}
+
+static void add_case(struct regress *r, long metric, const char *classname, const char *name,
+		     enum regress_status st, char *message, const char *detail)
+{
+	struct regress_case *k;
+	r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
+	k = &r->v[r->n++];
+	k->classname = xstrdup(classname);
+	k->name = xstrdup(name);
+	k->status = st;
+	k->message = message;
+	k->detail = detail ? xstrdup(detail) : NULL;
+	k->metric = metric;
+}
+
+/* "1.82 s" */
+static void value_unit(char *buf, size_t len, double v, const char *unit)
+{
+	char n[32];
+	cmp_fmt_num(n, sizeof(n), v);
+	snprintf(buf, len, "%s %s", n, unit);
+}
+
+/* "95% CI -3.1% .. +8.0%", or unbounded */
+static void interval(char *buf, size_t len, const struct cmp_cell *x)
+{
+	if (isfinite(x->rel_lo) && isfinite(x->rel_hi))
+		snprintf(buf, len, "95%% CI %+.1f%% .. %+.1f%%", x->rel_lo * 100, x->rel_hi * 100);
+	else
+		snprintf(buf, len, "95%% CI unbounded");
+}
+
+/* The one-line message of a judged metric. */
+static char *case_message(const struct cmp_metric *m, const struct cmp_cell *b,
+			  const struct cmp_cell *x, const char *what)
+{
+	char vb[64], vx[64], ci[80];
+	value_unit(vb, sizeof(vb), b->center, m->unit);
+	value_unit(vx, sizeof(vx), x->center, m->unit);
+	if (!x->have_test)
+		return xasprintf("%s %s %s: %s -> %s (%s)", m->label, m->name, what, vb, vx,
+				 x->note[0] ? x->note : "no test");
+	interval(ci, sizeof(ci), x);
+	return xasprintf("%s %s %s: %s -> %s (%+.1f%%, %s, Welch p=%.3g; threshold %.0f%%, "
+			 "smallest detectable %.0f%%, CV %.0f%% -> %.0f%%, n %zu -> %zu)",
+			 m->label, m->name, what, vb, vx, x->rel * 100, ci, x->welch.p,
+			 m->min_effect * 100, x->mde * 100, b->d.cv * 100, x->d.cv * 100, b->n, x->n);
+}
+
+void regress_judge(const struct comparison *c, const char *const *only, size_t nonly,
+		   struct regress *r)
+{
+	size_t cur = c->base == 0 ? 1 : 0;
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < c->nfail; i++) {
+		const struct cmp_failure *f = &c->fail[i];
+		char name[600];
+		snprintf(name, sizeof(name), "%s %s#%d %s", c->g[f->group].name, f->run_id,
+			 f->iteration, f->what);
+		add_case(r, -1, "kbench.iterations", name, REG_ERROR,
+			 xasprintf("%s run %s iteration %d: %s failed: %s", c->g[f->group].name,
+				   f->run_id, f->iteration, f->what, f->error),
+			 f->console_tail);
+	}
+	for (size_t i = 0; i < c->nm; i++) {
+		const struct cmp_metric *m = &c->m[i];
+		const struct cmp_cell *b = &m->cell[c->base], *x = &m->cell[cur];
+		if (!wanted(m, only, nonly))
+			continue;
+		if (!x->n) {
+			add_case(r, (long)i, m->label, m->name, REG_ERROR,
+				 xasprintf("%s %s: missing from the current run (%zu baseline values); "
+					   "the workload failed or did not run", m->label, m->name, b->n),
+				 NULL);
+		} else if (!b->n) {
+			add_case(r, (long)i, m->label, m->name, REG_NEW,
+				 xasprintf("%s %s: only in the current run, nothing to compare with",
+					   m->label, m->name), NULL);
+		} else if (x->verdict == CMP_WORSE) {
+			add_case(r, (long)i, m->label, m->name, REG_REGRESSED, case_message(m, b, x, "regressed"),
+				 NULL);
+		} else if (x->verdict == CMP_BETTER) {
+			add_case(r, (long)i, m->label, m->name, REG_IMPROVED, case_message(m, b, x, "improved"),
+				 NULL);
+		} else if (x->verdict == CMP_UNDECIDED || b->noisy || x->noisy) {
+			char *msg = case_message(m, b, x, "too noisy to decide");
+			char *more = x->verdict == CMP_UNDECIDED ? xstrdup(msg) :
+				xasprintf("%s; CV limit %.0f%%", msg, m->max_cv * 100);
+			free(msg);
+			add_case(r, (long)i, m->label, m->name, REG_NOISY, more, NULL);
+		} else {
+			add_case(r, (long)i, m->label, m->name, REG_PASS, case_message(m, b, x, "unchanged"),
+				 NULL);
+		}
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		switch (r->v[i].status) {
+		case REG_PASS: r->passed++; break;
+		case REG_IMPROVED: r->improved++; r->passed++; break;
+		case REG_REGRESSED: r->regressed++; break;
+		case REG_NOISY: r->noisy++; r->skipped++; break;
+		case REG_NEW: r->skipped++; break;
+		case REG_ERROR: r->errors++; break;
+		}
+	}
+	r->exit_code = r->errors ? KB_EXIT_USAGE : r->regressed ? KB_EXIT_FAILED :
+		       r->noisy ? KB_EXIT_NOISY : KB_EXIT_OK;
+}
+
+void regress_release(struct regress *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].classname);
+		free(r->v[i].name);
+		free(r->v[i].message);
+		free(r->v[i].detail);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static void attr(struct strbuf *sb, const char *name, const char *value)
+{
+	sb_addf(sb, " %s=\"", name);
+	report_escape(sb, value);
+	sb_adds(sb, "\"");
+}
+
+/*
+ * The Ant JUnit format, as Jenkins, GitLab and GitHub test reporters read
+ * it: <testsuites> holding one <testsuite> (name, package, id, tests,
+ * failures, errors, skipped, time, timestamp without zone, hostname), its
+ * <properties>, one <testcase> (classname, name, time) per metric with at
+ * most one <failure>, <error> or <skipped> (type and message), then
+ * <system-out> and <system-err>. tests/fixtures/junit/junit.xsd checks it.
+ */
+void regress_junit(const struct comparison *c, const struct regress *r, struct strbuf *out)
+{
+	size_t cur = c->base == 0 ? 1 : 0;
+	char ts[32], n[32], title[512];
+	const char *host = NULL;
+	json_object *h;
+
+	snprintf(ts, sizeof(ts), "%.19s", c->created);
+	if (c->in->n && json_object_object_get_ex(c->in->v[c->in->n - 1].doc, "host", &h)) {
+		json_object *hn;
+		if (json_object_object_get_ex(h, "hostname", &hn) && json_object_is_type(hn, json_type_string))
+			host = json_object_get_string(hn);
+	}
+	snprintf(title, sizeof(title), "kbench regress %s: %s against %s", c->suite,
+		 cmp_group_str(c, cur, "variant", "name") ? cmp_group_str(c, cur, "variant", "name") : "?",
+		 cmp_group_str(c, c->base, "variant", "name") ? cmp_group_str(c, c->base, "variant", "name") : "?");
+	sb_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	attr(out, "name", "kbench regress");
+	sb_addf(out, " tests=\"%zu\" failures=\"%d\" errors=\"%d\" time=\"0\">\n", r->n, r->regressed,
+		r->errors);
+	sb_adds(out, "  <testsuite");
+	attr(out, "name", title);
+	attr(out, "package", "kbench");
+	sb_addf(out, " id=\"0\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"0\"",
+		r->n, r->regressed, r->errors, r->skipped);
+	attr(out, "timestamp", ts);
+	attr(out, "hostname", host && *host ? host : "localhost");
+	sb_adds(out, ">\n    <properties>\n");
+	{
+		const char *props[][2] = {
+			{ "suite", c->suite },
+			{ "accel", c->accel },
+			{ "baseline.variant", cmp_group_str(c, c->base, "variant", "name") },
+			{ "baseline.package_version", cmp_group_str(c, c->base, "variant", "package_version") },
+			{ "current.variant", cmp_group_str(c, cur, "variant", "name") },
+			{ "current.package_version", cmp_group_str(c, cur, "variant", "package_version") },
+		};
+		for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+			sb_adds(out, "      <property");
+			attr(out, "name", props[i][0]);
+			attr(out, "value", props[i][1] ? props[i][1] : "");
+			sb_adds(out, "/>\n");
+		}
+		snprintf(n, sizeof(n), "%u", (unsigned)c->seed);
+		sb_adds(out, "      <property name=\"bootstrap_seed\"");
+		attr(out, "value", n);
+		sb_adds(out, "/>\n");
+		sb_addf(out, "      <property name=\"exit_code\" value=\"%d\"/>\n", r->exit_code);
+	}
+	sb_adds(out, "    </properties>\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_case *k = &r->v[i];
+		static const char *const elem[] = { NULL, NULL, "failure", "skipped", "skipped", "error" };
+		static const char *const type[] = { NULL, NULL, "regression", "too-noisy", "new-metric",
+						    "harness-error" };
+		sb_adds(out, "    <testcase");
+		attr(out, "classname", k->classname);
+		attr(out, "name", k->name);
+		sb_adds(out, " time=\"0\"");
+		if (!elem[k->status]) {
+			sb_adds(out, "/>\n");
+			continue;
+		}
+		sb_addf(out, ">\n      <%s", elem[k->status]);
+		attr(out, "type", type[k->status]);
+		attr(out, "message", k->message);
+		sb_adds(out, ">");
+		report_escape(out, k->detail ? k->detail : k->message);
+		sb_addf(out, "</%s>\n    </testcase>\n", elem[k->status]);
+	}
+	sb_adds(out, "    <system-out>");
+	for (size_t i = 0; i < r->n; i++) {
+		report_escape(out, status_name(r->v[i].status));
+		sb_adds(out, ": ");
+		report_escape(out, r->v[i].message);
+		sb_adds(out, "\n");
+	}
+	sb_adds(out, "</system-out>\n    <system-err>");
+	for (size_t i = 0; i < c->warnings.n; i++) {
+		report_escape(out, c->warnings.v[i]);
+		sb_adds(out, "\n");
+	}
+	sb_adds(out, "</system-err>\n  </testsuite>\n</testsuites>\n");
+}
+
+/* Markdown table cells: no pipes, no HTML, no newlines. */
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			sb_adds(sb, "\\|");
+		else if (*s == '<')
+			sb_adds(sb, "&lt;");
+		else if (*s == '>')
+			sb_adds(sb, "&gt;");
+		else if (*s == '&')
+			sb_adds(sb, "&amp;");
+		else if (*s == '\n' || *s == '\r' || *s == '`')
+			sb_adds(sb, " ");
+		else if ((unsigned char)*s >= 0x20)
+			sb_add(sb, s, 1);
+	}
+}
+
+void regress_markdown(const struct comparison *c, const struct regress *r, struct strbuf *out)
+{
+	static const char *const head[] = { "nothing regressed", "REGRESSION", "harness error",
+					    "too noisy to decide" };
+	size_t cur = c->base == 0 ? 1 : 0;
+	int shown = 0;
+	sb_addf(out, "### kbench regress: %s (exit %d)\n\n", head[r->exit_code], r->exit_code);
+	for (int side = 0; side < 2; side++) {
+		size_t g = side ? cur : c->base;
+		sb_adds(out, side ? " · current " : "baseline ");
+		sb_adds(out, "`");
+		md_cell(out, cmp_group_str(c, g, "variant", "name"));
+		sb_adds(out, "` ");
+		md_cell(out, cmp_group_str(c, g, "variant", "package_version"));
+		sb_addf(out, " (%d iteration%s%s)", c->g[g].ok + c->g[g].failed,
+			c->g[g].ok + c->g[g].failed == 1 ? "" : "s", c->g[g].failed ? ", some failed" : "");
+	}
+	sb_adds(out, " · suite `");
+	md_cell(out, c->suite);
+	sb_adds(out, "` · ");
+	md_cell(out, c->accel);
+	sb_adds(out, "\n\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_case *k = &r->v[i];
+		const struct cmp_metric *m = k->metric >= 0 ? &c->m[k->metric] : NULL;
+		char vb[64], vx[64];
+		if (k->status == REG_PASS)
+			continue;
+		if (!shown++)
+			sb_adds(out, "| result | metric | baseline | current | change (95% CI) | p | why |\n"
+				"|---|---|---|---|---|---|---|\n");
+		sb_addf(out, "| %s | ", k->status == REG_REGRESSED ? "**regressed**" :
+			k->status == REG_ERROR ? "**error**" : status_name(k->status));
+		md_cell(out, k->classname);
+		sb_adds(out, " ");
+		md_cell(out, k->name);
+		if (!m) {
+			sb_adds(out, " | | | | | ");
+			md_cell(out, k->message);
+			sb_adds(out, " |\n");
+			continue;
+		}
+		{
+			const struct cmp_cell *b = &m->cell[c->base], *x = &m->cell[cur];
+			value_unit(vb, sizeof(vb), b->center, m->unit);
+			value_unit(vx, sizeof(vx), x->center, m->unit);
+			sb_adds(out, " | ");
+			md_cell(out, b->n ? vb : "-");
+			sb_adds(out, " | ");
+			md_cell(out, x->n ? vx : "-");
+			sb_adds(out, " | ");
+			if (isfinite(x->rel))
+				sb_addf(out, "%+.1f%%", x->rel * 100);
+			if (isfinite(x->rel_lo) && isfinite(x->rel_hi))
+				sb_addf(out, " (%+.1f%% .. %+.1f%%)", x->rel_lo * 100, x->rel_hi * 100);
+			sb_adds(out, " | ");
+			if (x->have_test)
+				sb_addf(out, "%.2g", x->welch.p);
+			sb_adds(out, " | ");
+			if (k->status == REG_REGRESSED || k->status == REG_IMPROVED)
+				sb_addf(out, "beyond the %.0f%% threshold", m->min_effect * 100);
+			else if (k->status == REG_NOISY && x->verdict != CMP_UNDECIDED)
+				sb_addf(out, "CV %.0f%% / %.0f%% (limit %.0f%%); could detect %.0f%%",
+					b->d.cv * 100, x->d.cv * 100, m->max_cv * 100, x->mde * 100);
+			else if (k->status == REG_NOISY)
+				md_cell(out, x->note);
+			else
+				md_cell(out, k->message);
+			sb_adds(out, " |\n");
+		}
+	}
+	sb_addf(out, "%s%d unchanged, %d improved, %d regressed, %d too noisy, %d errors "
+		"(a change counts when Welch p, adjusted over the workload's metrics "
+		"(Benjamini-Hochberg), is below 0.05 and it exceeds the threshold: 2%% throughput "
+		"and time, 5%% central latency, 10%% tails unless set; bootstrap seed %u).\n",
+		shown ? "\n" : "", r->passed - r->improved, r->improved, r->regressed, r->noisy,
+		r->errors, (unsigned)c->seed);
+}

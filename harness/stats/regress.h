@@ -1,0 +1,45 @@
+/* regress.h - `kbench regress`: one baseline against one current run,
+ * turned into an exit code, JUnit XML and a Markdown summary for CI. */
+#ifndef KBENCH_REGRESS_H
+#define KBENCH_REGRESS_H
+
+#include "stats/compare.h"
+
+enum regress_status {
+	REG_PASS,        /* no significant change beyond the threshold, or better */
+	REG_IMPROVED,    /* significantly better beyond the threshold */
+	REG_REGRESSED,   /* significantly worse beyond the threshold: a <failure> */
+	REG_NOISY,       /* too noisy to decide: a <skipped> */
+	REG_NEW,         /* only in the current run: a <skipped> */
+	REG_ERROR,       /* missing metric, failed iteration: an <error> */
+};
+
+struct regress_case {
+	char *classname;  /* the workload label */
+	char *name;       /* the metric ("iterations" for failed iterations) */
+	enum regress_status status;
+	char *message;    /* one line: metric, values, change, interval */
+	char *detail;     /* more lines (console excerpt), may be NULL */
+	long metric;      /* index into the comparison's metrics, -1 for failures */
+};
+
+struct regress {
+	struct regress_case *v;
+	size_t n;
+	int regressed, improved, noisy, errors, passed, skipped;
+	int exit_code;    /* KB_EXIT_OK, _FAILED, _USAGE or _NOISY */
+};
+
+/* Judge current (group 1) against baseline (group 0) of C. Metrics whose
+ * "label.metric", "workload.metric" or "metric" is not in ONLY (when
+ * NONLY > 0) are left out. */
+void regress_judge(const struct comparison *c, const char *const *only, size_t nonly,
+		   struct regress *r);
+void regress_release(struct regress *r);
+
+/* JUnit XML (Ant/Jenkins format; tests/fixtures/junit/junit.xsd). */
+void regress_junit(const struct comparison *c, const struct regress *r, struct strbuf *out);
+/* A short Markdown summary for a pull-request comment. */
+void regress_markdown(const struct comparison *c, const struct regress *r, struct strbuf *out);
+
+#endif
