@@ -26,6 +26,7 @@ struct run_opts {
 	int kernel_given;       /* --kernel was on the command line */
 	const char *resume;     /* run id or directory to finish (missing and
 				 * interrupted iterations only) */
+	const char *backend;    /* backend name (--backend); NULL = "qemu" */
 };
 
 /* A boot that fails before the agent answers (a panic, an oops, a hang)
