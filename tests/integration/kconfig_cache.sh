@@ -1,0 +1,63 @@
+#!/bin/sh
+# `kbench kconfig` writes the merged config and touches no build-cache
+# index: a variant built before still shows as cached after it (it used
+# to write an uninitialised key into builds/by-variant and builds/inputs).
+# Runs against a fake source tree (KSRC) whose Makefile only pretends, so
+# it needs make, not a kernel.
+. "$(dirname "$0")/../lib.sh"
+command -v make >/dev/null || skip "make missing"
+home="$tmp/home" src="$tmp/linux"
+mkdir -p "$home/kernels" "$home/configs/kernel" "$src/kernel/locking" "$src/scripts/kconfig"
+export KBENCH_HOME="$home" KBENCH_CACHE="$tmp/cache" KSRC="$src"
+: >"$src/kernel/locking/rtmutex.c"
+# merge_config.sh -m -O OBJ BASE FRAGMENTS...: append the fragments
+cat >"$src/scripts/kconfig/merge_config.sh" <<'S'
+out=$3 base=$4; shift 4
+cat "$@" >>"$base"
+S
+cat >"$src/Makefile" <<'M'
+tinyconfig defconfig:
+	printf 'CONFIG_KBENCH_TINY=y\n' >$(O)/.config
+kvm_guest.config: ;
+olddefconfig:
+	test -f $(O)/.config
+bzImage:
+	mkdir -p $(O)/arch/x86/boot && echo fake >$(O)/arch/x86/boot/bzImage
+	@echo '  CC      fake.o'
+kernelrelease:
+	@echo 6.12.0-kbench-fake
+M
+printf 'CONFIG_KBENCH_FAKE=y\n' >"$home/configs/kernel/fake.config"
+printf '[variant]\nname = fake\nsource = build\nbase = tinyconfig\nconfigs = fake\npatches =\ntest_only = true\n' \
+	>"$home/kernels/fake.ini"
+cached() { "$KB" kernels 2>&1 | awk '$1 == "fake" { print $2 }'; }
+
+expect_exit 0 "$KB" build fake
+[ "$(cached)" = yes ] && ok "built variant shows as cached" || { bad "built variant not cached"; "$KB" kernels; }
+ptr=$(cat "$KBENCH_CACHE/builds/by-variant/fake")
+inputs=$(cat "$KBENCH_CACHE/builds/inputs/"*)
+
+expect_exit 0 "$KB" kconfig fake "$tmp/fake.config"
+expect_out "merged config written to"
+grep -q '^CONFIG_KBENCH_FAKE=y' "$tmp/fake.config" && ok "merged config has the fragment" ||
+	bad "merged config lacks the fragment"
+[ "$(cached)" = yes ] && ok "still cached after kconfig" || { bad "not cached after kconfig"; "$KB" kernels; }
+[ "$(cat "$KBENCH_CACHE/builds/by-variant/fake")" = "$ptr" ] && ok "by-variant pointer unchanged" ||
+	bad "by-variant pointer changed: $ptr -> $(cat "$KBENCH_CACHE/builds/by-variant/fake")"
+[ "$(cat "$KBENCH_CACHE/builds/inputs/"*)" = "$inputs" ] && ok "inputs index unchanged" ||
+	bad "inputs index changed"
+
+# on a fresh cache, kconfig writes no index at all
+export KBENCH_CACHE="$tmp/cache2"
+expect_exit 0 "$KB" kconfig fake "$tmp/fake2.config"
+[ -e "$KBENCH_CACHE/builds/by-variant/fake" ] && bad "kconfig wrote a by-variant pointer" ||
+	ok "no by-variant pointer"
+[ -n "$(ls "$KBENCH_CACHE/builds/inputs" 2>/dev/null)" ] && bad "kconfig wrote an inputs entry" ||
+	ok "no inputs entry"
+[ "$(cached)" = no ] && ok "not cached: nothing was built" || bad "cached without a build"
+
+# and a build after kconfig still works and is found again
+expect_exit 0 "$KB" build fake
+expect_exit 0 "$KB" build fake
+expect_out "build cache hit"
+finish
