@@ -681,261 +681,336 @@ int kernel_source(const char *tree_pkg, const char *release, char *tree, size_t 
 	return 0;
 }
 
-int kernel_build(const struct variant *v, struct kernel_image *k, struct build_info *bi)
-{
+/* One build's state, filled phase by phase: source, inputs (the fast
+ * path's key), config (the merged .config and the cache key it gives),
+ * build (make in the kept object dir), publish (the cache entry), record
+ * (the variant's and the inputs' pointers to it). */
+struct build {
+	const struct variant *v;
+	struct build_info *bi; /* the caller's, or a zeroed local one */
 	struct source src;
-	struct strbuf dropped = STRBUF_INIT, key = STRBUF_INIT;
-	char tree[KB_PATH_MAX], treekey[600], builds[KB_PATH_MAX], obj[KB_PATH_MAX] = "";
-	char log[KB_PATH_MAX], cc[256], h[65], entry[KB_PATH_MAX], tmpent[KB_PATH_MAX] = "";
-	char cfgobj[KB_PATH_MAX] = "", cfglog[KB_PATH_MAX], inhash[65] = "", inptr[KB_PATH_MAX] = "";
+	char tree[KB_PATH_MAX], treekey[600], builds[KB_PATH_MAX], cc[256];
+	char inhash[65], inptr[KB_PATH_MAX];         /* inputs phase */
+	char cfgobj[KB_PATH_MAX], cfglog[KB_PATH_MAX]; /* config phase (scratch) */
+	char h[65], entry[KB_PATH_MAX], obj[KB_PATH_MAX], log[KB_PATH_MAX];
+	int lock;
+};
+
+/* source: the tree (patched), the builds dir and the compiler */
+static int phase_source(struct build *b)
+{
 	const char *ksrc = getenv("KSRC");
-	int ret = -1, lock = -1;
-
-	memset(&src, 0, sizeof(src));
-	if (bi) {
-		/* keep the caller's request, clear the results */
-		bi->hit = 0;
-		bi->build_s = 0;
-		bi->key[0] = bi->source[0] = bi->compiler[0] = '\0';
-	}
-	if (ksrc && *ksrc ? source_ksrc(ksrc, &src) : source_debian(v, &src))
+	if (ksrc && *ksrc ? source_ksrc(ksrc, &b->src) : source_debian(b->v, &b->src))
 		return -1;
-	if (patched_tree(v, &src, tree, sizeof(tree), treekey, sizeof(treekey)))
+	if (patched_tree(b->v, &b->src, b->tree, sizeof(b->tree), b->treekey, sizeof(b->treekey)))
 		return -1;
-	snprintf(builds, sizeof(builds), "%s/builds", cache_root());
+	snprintf(b->builds, sizeof(b->builds), "%s/builds", cache_root());
 	/* entries are published by rename, so look-ups need no lock; a build
-	 * locks its own key (below), and other builds go on beside it */
-	if (mkdir_p(builds, 0755))
+	 * locks its own key, and other builds go on beside it */
+	if (mkdir_p(b->builds, 0755))
 		return -1;
-	compiler_version(cc, sizeof(cc));
-	/* Fast path: the same inputs (tree, base, fragments, compiler) were
-	 * configured and built before: no need to configure again. */
-	{
-		char list[OPT_STR_MAX], *save = NULL;
-		struct strbuf in = STRBUF_INIT;
-		sb_addf(&in, "%s\ninputs\nsource %s\nbase %d\ncompiler %s\n", BUILD_FORMAT, treekey,
-			v->base, cc);
-		snprintf(list, sizeof(list), "%s", v->configs);
-		for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
-			char path[KB_PATH_MAX], fh[65];
-			snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
-			if (sha256_file_hex(path, fh)) {
-				sb_release(&in);
-				goto out;
-			}
-			sb_addf(&in, "fragment %s %s\n", t, fh);
-		}
-		sha256_hex(in.buf, in.len, inhash);
-		sb_release(&in);
-		snprintf(inptr, sizeof(inptr), "%s/inputs/%.24s", builds, inhash);
-	}
-	/* --rebuild of a configured build: straight to make in its object dir */
-	if (bi && bi->rebuild && !bi->config_out[0] && path_exists(inptr)) {
-		struct strbuf sb = STRBUF_INIT;
-		if (read_file(inptr, &sb, 128) == 0 && sb.buf) {
-			rtrim(sb.buf);
-			snprintf(obj, sizeof(obj), "%s/obj-%.24s", builds, sb.buf);
-			if (!strchr(sb.buf, '/') && strlen(sb.buf) >= 24 && path_exists(obj)) {
-				snprintf(h, sizeof(h), "%s", sb.buf);
-				snprintf(entry, sizeof(entry), "%s/%.24s", builds, h);
-				sb_release(&sb);
-				lock = lock_key(builds, h);
-				if (lock < 0)
-					goto out;
-				goto build;
-			}
-		}
-		obj[0] = '\0';
-		sb_release(&sb);
-	}
-	if (!(bi && (bi->config_out[0] || bi->rebuild)) && path_exists(inptr)) {
-		struct strbuf sb = STRBUF_INIT;
-		if (read_file(inptr, &sb, 128) == 0 && sb.buf) {
-			rtrim(sb.buf);
-			snprintf(entry, sizeof(entry), "%s/%s", builds, sb.buf);
-			if (!strchr(sb.buf, '/') && entry_fill(entry, k) == 0) {
-				snprintf(h, sizeof(h), "%s", sb.buf);
-				info("kbench: %s: build cache hit (%s, kernel %s)", v->name, entry, k->release);
-				if (bi) {
-					bi->hit = 1;
-					snprintf(bi->key, sizeof(bi->key), "%.24s", h);
-					snprintf(bi->source, sizeof(bi->source), "%s", treekey);
-					snprintf(bi->compiler, sizeof(bi->compiler), "%s", cc);
-				}
-				sb_release(&sb);
-				ret = 0;
-				goto out;
-			}
-		}
-		sb_release(&sb);
-	}
+	compiler_version(b->cc, sizeof(b->cc));
+	return 0;
+}
 
-	/* configure in a scratch dir: the merged .config is part of the key */
-	snprintf(cfgobj, sizeof(cfgobj), "%s/.cfg-%ld", builds, (long)getpid());
-	rm_rf(cfgobj);
-	if (mkdir_p(cfgobj, 0755))
+/* inputs: the hash of what goes into the config (tree, base, fragments,
+ * compiler), the fast path's key: the same inputs need no configuring */
+static int phase_inputs(struct build *b)
+{
+	char list[OPT_STR_MAX], *save = NULL;
+	struct strbuf in = STRBUF_INIT;
+	int ret = -1;
+	sb_addf(&in, "%s\ninputs\nsource %s\nbase %d\ncompiler %s\n", BUILD_FORMAT, b->treekey,
+		b->v->base, b->cc);
+	snprintf(list, sizeof(list), "%s", b->v->configs);
+	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		char path[KB_PATH_MAX], fh[65];
+		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
+		if (sha256_file_hex(path, fh))
+			goto out;
+		sb_addf(&in, "fragment %s %s\n", t, fh);
+	}
+	sha256_hex(in.buf, in.len, b->inhash);
+	snprintf(b->inptr, sizeof(b->inptr), "%s/inputs/%.24s", b->builds, b->inhash);
+	ret = 0;
+out:
+	sb_release(&in);
+	return ret;
+}
+
+/* The key the inputs pointer names, if it is a plain name (not a path) of
+ * at least MINLEN characters; 0 and H filled, or 1. */
+static int inputs_key(const struct build *b, char *h, size_t hlen, size_t minlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = 1;
+	if (path_exists(b->inptr) && read_file(b->inptr, &sb, 128) == 0 && sb.buf) {
+		rtrim(sb.buf);
+		if (!strchr(sb.buf, '/') && strlen(sb.buf) >= minlen) {
+			snprintf(h, hlen, "%s", sb.buf);
+			r = 0;
+		}
+	}
+	sb_release(&sb);
+	return r;
+}
+
+static void note_key(struct build *b)
+{
+	snprintf(b->bi->key, sizeof(b->bi->key), "%.24s", b->h);
+	snprintf(b->bi->source, sizeof(b->bi->source), "%s", b->treekey);
+	snprintf(b->bi->compiler, sizeof(b->bi->compiler), "%s", b->cc);
+}
+
+/* fast path: the inputs were configured and built before. 0 hit, 1 not. */
+static int inputs_hit(struct build *b, struct kernel_image *k)
+{
+	if (inputs_key(b, b->h, sizeof(b->h), 0))
+		return 1;
+	snprintf(b->entry, sizeof(b->entry), "%s/%s", b->builds, b->h);
+	if (entry_fill(b->entry, k))
+		return 1;
+	info("kbench: %s: build cache hit (%s, kernel %s)", b->v->name, b->entry, k->release);
+	b->bi->hit = 1;
+	note_key(b);
+	return 0;
+}
+
+/* --rebuild of a configured build: its key and kept object dir, if both
+ * are there. 0 found (the key locked), 1 not, -1 error. */
+static int configured_build(struct build *b)
+{
+	if (inputs_key(b, b->h, sizeof(b->h), 24))
+		return 1;
+	snprintf(b->obj, sizeof(b->obj), "%s/obj-%.24s", b->builds, b->h);
+	if (!path_exists(b->obj))
+		return 1;
+	snprintf(b->entry, sizeof(b->entry), "%s/%.24s", b->builds, b->h);
+	b->lock = lock_key(b->builds, b->h);
+	return b->lock < 0 ? -1 : 0;
+}
+
+/* config: the merged .config in a scratch dir, every requested option
+ * checked to have survived */
+static int phase_config(struct build *b)
+{
+	struct strbuf dropped = STRBUF_INIT;
+	int ret = -1;
+	snprintf(b->cfgobj, sizeof(b->cfgobj), "%s/.cfg-%ld", b->builds, (long)getpid());
+	rm_rf(b->cfgobj);
+	if (mkdir_p(b->cfgobj, 0755))
 		goto out;
-	snprintf(cfglog, sizeof(cfglog), "%s/config-%s.log", builds, v->name);
-	unlink(cfglog);
-	if (make_config(v, tree, cfgobj, cfglog, &dropped))
+	snprintf(b->cfglog, sizeof(b->cfglog), "%s/config-%s.log", b->builds, b->v->name);
+	unlink(b->cfglog);
+	if (make_config(b->v, b->tree, b->cfgobj, b->cfglog, &dropped))
 		goto out;
 	if (dropped.len) {
-		step_fail("config", cfglog, "requested options did not survive olddefconfig "
+		step_fail("config", b->cfglog, "requested options did not survive olddefconfig "
 			  "(a dependency is missing or the option vanished):\n%s", dropped.buf);
 		goto out;
 	}
-	if (bi && bi->config_out[0]) {
-		char p[KB_PATH_MAX];
-		snprintf(p, sizeof(p), "%s/.config", cfgobj);
-		ret = copy_file(p, bi->config_out, 0644);
-		goto out;
-	}
-	{
-		struct strbuf cfg = STRBUF_INIT;
-		char p[KB_PATH_MAX];
-		snprintf(p, sizeof(p), "%s/.config", cfgobj);
-		if (read_file(p, &cfg, 16u << 20)) {
-			sb_release(&cfg);
-			goto out;
-		}
-		sb_addf(&key, "%s\nsource %s\ncompiler %s\nconfig\n", BUILD_FORMAT, treekey, cc);
-		sb_add(&key, cfg.buf, cfg.len);
-		sb_release(&cfg);
-	}
-	sha256_hex(key.buf, key.len, h);
-	snprintf(entry, sizeof(entry), "%s/%.24s", builds, h);
-	if (bi) {
-		snprintf(bi->key, sizeof(bi->key), "%.24s", h);
-		snprintf(bi->source, sizeof(bi->source), "%s", treekey);
-		snprintf(bi->compiler, sizeof(bi->compiler), "%s", cc);
-	}
-	if (!(bi && bi->rebuild) && entry_fill(entry, k) == 0) {
-		info("kbench: %s: build cache hit (%s, kernel %s)", v->name, entry, k->release);
-		if (bi)
-			bi->hit = 1;
-		ret = 0;
-		goto out;
-	}
-	/* a miss: lock the key, and look again (another kbench may have built
-	 * it meanwhile); build out of tree; the object dir is kept for
-	 * incremental rebuilds of the same tree and config */
-	lock = lock_key(builds, h);
-	if (lock < 0)
-		goto out;
-	if (!(bi && bi->rebuild) && entry_fill(entry, k) == 0) {
-		info("kbench: %s: built meanwhile by another kbench (%s)", v->name, entry);
-		ret = 0;
-		goto out;
-	}
-	snprintf(obj, sizeof(obj), "%s/obj-%.24s", builds, h);
-	if (mkdir_p(obj, 0755))
-		goto out;
-	{
-		char from[KB_PATH_MAX], to[KB_PATH_MAX];
-		snprintf(from, sizeof(from), "%s/.config", cfgobj);
-		snprintf(to, sizeof(to), "%s/.config", obj);
-		if (copy_file(from, to, 0644))
-			goto out;
-	}
-build:
-	snprintf(log, sizeof(log), "%s/build.log", obj);
-	unlink(log);
-	{
-		char cnt[KB_PATH_MAX];
-		struct strbuf sb = STRBUF_INIT;
-		int expect = 0, steps, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-		double t0 = now_mono();
-		snprintf(cnt, sizeof(cnt), "%s/steps-%s", builds,
-			 v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig");
-		if (path_exists(cnt) && read_file(cnt, &sb, 64) == 0 && sb.buf)
-			expect = atoi(sb.buf);
-		sb_release(&sb);
-		if (!expect)
-			expect = v->base == VBASE_TINYCONFIG ? 1300 : 3300;
-		info("kbench: building %s (%s, %s) in %s with -j%d; log %s", v->name, treekey,
-		     v->base == VBASE_TINYCONFIG ? "tinyconfig base: TEST KERNEL" : "defconfig base",
-		     obj, jobs > 0 ? jobs : 1, log);
-		steps = make_bzimage(tree, obj, log, jobs > 0 ? jobs : 1, expect);
-		if (steps < 0) {
-			step_fail("build", log, kb_interrupted ? "interrupted" : "make bzImage failed");
-			goto out;
-		}
-		if (bi)
-			bi->build_s = now_mono() - t0;
-		if (steps > 100) {
-			char *s = xasprintf("%d\n", steps);
-			write_file_atomic(cnt, s, strlen(s));
-			free(s);
-		}
-		info("kbench: built %s in %.0f s", v->name, now_mono() - t0);
-	}
-	/* publish: copy artifacts to a temporary entry, then rename */
-	snprintf(tmpent, sizeof(tmpent), "%s/.tmp-%.24s-%ld", builds, h, (long)getpid());
-	rm_rf(tmpent);
-	if (mkdir_p(tmpent, 0755))
-		goto out;
-	{
-		char from[KB_PATH_MAX], to[KB_PATH_MAX];
-		struct strbuf rel = STRBUF_INIT, meta = STRBUF_INIT;
-		char odir[KB_PATH_MAX + 4];
-		const char *argv[] = { "make", "-s", "-C", tree, odir, "ARCH=x86_64", "kernelrelease", NULL };
-		int r;
-		snprintf(odir, sizeof(odir), "O=%s", obj);
-		snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", obj);
-		snprintf(to, sizeof(to), "%s/bzImage", tmpent);
-		r = copy_file(from, to, 0644);
-		snprintf(from, sizeof(from), "%s/.config", obj);
-		snprintf(to, sizeof(to), "%s/config", tmpent);
-		r = r || copy_file(from, to, 0644);
-		snprintf(to, sizeof(to), "%s/build.log", tmpent);
-		r = r || copy_file(log, to, 0644);
-		if (!r && (run_capture(argv, 120, &rel) || !rel.buf)) {
-			step_fail("build", NULL, "make kernelrelease failed");
-			r = -1;
-		}
-		if (r) {
-			sb_release(&rel);
-			goto out;
-		}
-		rtrim(rel.buf);
-		sb_addf(&meta, "release=%s\nsource=%s\nkey=%s\ncompiler=%s\nvariant=%s\n", rel.buf,
-			treekey, h, cc, v->name);
-		snprintf(to, sizeof(to), "%s/kbench-entry", tmpent);
-		r = write_file_atomic(to, meta.buf, meta.len);
-		sb_release(&rel);
-		sb_release(&meta);
-		if (r)
-			goto out;
-	}
-	rm_rf(entry);
-	if (rename(tmpent, entry)) {
-		error("cannot move '%s' to '%s': %s", tmpent, entry, strerror(errno));
-		goto out;
-	}
-	tmpent[0] = '\0';
-	if (entry_fill(entry, k))
-		goto out;
 	ret = 0;
 out:
-	if (ret == 0) {
-		/* remember the variant's last build, for `kbench kernels` */
-		char pdir[KB_PATH_MAX], ptr[KB_PATH_MAX], *s = xasprintf("%.24s\n", h);
-		snprintf(pdir, sizeof(pdir), "%s/by-variant", builds);
-		snprintf(ptr, sizeof(ptr), "%s/%s", pdir, v->name);
-		if (mkdir_p(pdir, 0755) == 0)
-			write_file_atomic(ptr, s, strlen(s));
-		snprintf(pdir, sizeof(pdir), "%s/inputs", builds);
-		if (inptr[0] && mkdir_p(pdir, 0755) == 0)
-			write_file_atomic(inptr, s, strlen(s));
+	sb_release(&dropped);
+	return ret;
+}
+
+/* the cache key: source, compiler and the merged .config */
+static int config_key(struct build *b)
+{
+	struct strbuf key = STRBUF_INIT, cfg = STRBUF_INIT;
+	char p[KB_PATH_MAX];
+	int ret = -1;
+	snprintf(p, sizeof(p), "%s/.config", b->cfgobj);
+	if (read_file(p, &cfg, 16u << 20))
+		goto out;
+	sb_addf(&key, "%s\nsource %s\ncompiler %s\nconfig\n", BUILD_FORMAT, b->treekey, b->cc);
+	sb_add(&key, cfg.buf, cfg.len);
+	sha256_hex(key.buf, key.len, b->h);
+	snprintf(b->entry, sizeof(b->entry), "%s/%.24s", b->builds, b->h);
+	note_key(b);
+	ret = 0;
+out:
+	sb_release(&cfg);
+	sb_release(&key);
+	return ret;
+}
+
+/* build: make bzImage in the object dir, with progress against the step
+ * count of the last build of this base */
+static int phase_build(struct build *b)
+{
+	const struct variant *v = b->v;
+	char cnt[KB_PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	int expect = 0, steps, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	double t0 = now_mono();
+	snprintf(b->log, sizeof(b->log), "%s/build.log", b->obj);
+	unlink(b->log);
+	snprintf(cnt, sizeof(cnt), "%s/steps-%s", b->builds,
+		 v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig");
+	if (path_exists(cnt) && read_file(cnt, &sb, 64) == 0 && sb.buf)
+		expect = atoi(sb.buf);
+	sb_release(&sb);
+	if (!expect)
+		expect = v->base == VBASE_TINYCONFIG ? 1300 : 3300;
+	info("kbench: building %s (%s, %s) in %s with -j%d; log %s", v->name, b->treekey,
+	     v->base == VBASE_TINYCONFIG ? "tinyconfig base: TEST KERNEL" : "defconfig base",
+	     b->obj, jobs > 0 ? jobs : 1, b->log);
+	steps = make_bzimage(b->tree, b->obj, b->log, jobs > 0 ? jobs : 1, expect);
+	if (steps < 0)
+		return step_fail("build", b->log, kb_interrupted ? "interrupted" : "make bzImage failed");
+	b->bi->build_s = now_mono() - t0;
+	if (steps > 100) {
+		char *s = xasprintf("%d\n", steps);
+		write_file_atomic(cnt, s, strlen(s));
 		free(s);
 	}
-	if (tmpent[0])
-		rm_rf(tmpent);
-	if (cfgobj[0])
-		rm_rf(cfgobj);
-	if (lock >= 0)
-		close(lock);
-	sb_release(&dropped);
-	sb_release(&key);
+	info("kbench: built %s in %.0f s", v->name, now_mono() - t0);
+	return 0;
+}
+
+/* The artifacts and their description into TMPENT. */
+static int fill_entry(const struct build *b, const char *tmpent)
+{
+	char from[KB_PATH_MAX], to[KB_PATH_MAX], odir[KB_PATH_MAX + 4];
+	struct strbuf rel = STRBUF_INIT, meta = STRBUF_INIT;
+	const char *argv[] = { "make", "-s", "-C", b->tree, odir, "ARCH=x86_64", "kernelrelease", NULL };
+	int r;
+	snprintf(odir, sizeof(odir), "O=%s", b->obj);
+	snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", b->obj);
+	snprintf(to, sizeof(to), "%s/bzImage", tmpent);
+	r = copy_file(from, to, 0644);
+	snprintf(from, sizeof(from), "%s/.config", b->obj);
+	snprintf(to, sizeof(to), "%s/config", tmpent);
+	r = r || copy_file(from, to, 0644);
+	snprintf(to, sizeof(to), "%s/build.log", tmpent);
+	r = r || copy_file(b->log, to, 0644);
+	if (!r && (run_capture(argv, 120, &rel) || !rel.buf)) {
+		step_fail("build", NULL, "make kernelrelease failed");
+		r = -1;
+	}
+	if (!r) {
+		rtrim(rel.buf);
+		sb_addf(&meta, "release=%s\nsource=%s\nkey=%s\ncompiler=%s\nvariant=%s\n", rel.buf,
+			b->treekey, b->h, b->cc, b->v->name);
+		snprintf(to, sizeof(to), "%s/kbench-entry", tmpent);
+		r = write_file_atomic(to, meta.buf, meta.len);
+	}
+	sb_release(&rel);
+	sb_release(&meta);
+	return r ? -1 : 0;
+}
+
+/* publish: the artifacts into a temporary entry, then rename */
+static int phase_publish(struct build *b, struct kernel_image *k)
+{
+	char tmpent[KB_PATH_MAX];
+	int ret = -1;
+	snprintf(tmpent, sizeof(tmpent), "%s/.tmp-%.24s-%ld", b->builds, b->h, (long)getpid());
+	rm_rf(tmpent);
+	if (mkdir_p(tmpent, 0755) || fill_entry(b, tmpent))
+		goto out;
+	rm_rf(b->entry);
+	if (rename(tmpent, b->entry)) {
+		error("cannot move '%s' to '%s': %s", tmpent, b->entry, strerror(errno));
+		goto out;
+	}
+	ret = entry_fill(b->entry, k) ? -1 : 0;
+out:
+	rm_rf(tmpent);
+	return ret;
+}
+
+/* A miss: configure, and unless the config's key is in the cache, lock
+ * it, look again (another kbench may have built it meanwhile), build out
+ * of tree and publish. The object dir is kept for incremental rebuilds of
+ * the same tree and config. */
+static int configure_and_build(struct build *b, struct kernel_image *k)
+{
+	char from[KB_PATH_MAX], to[KB_PATH_MAX];
+	int rebuild = b->bi->rebuild;
+	if (phase_config(b) || config_key(b))
+		return -1;
+	if (!rebuild && entry_fill(b->entry, k) == 0) {
+		info("kbench: %s: build cache hit (%s, kernel %s)", b->v->name, b->entry, k->release);
+		b->bi->hit = 1;
+		return 0;
+	}
+	b->lock = lock_key(b->builds, b->h);
+	if (b->lock < 0)
+		return -1;
+	if (!rebuild && entry_fill(b->entry, k) == 0) {
+		info("kbench: %s: built meanwhile by another kbench (%s)", b->v->name, b->entry);
+		return 0;
+	}
+	snprintf(b->obj, sizeof(b->obj), "%s/obj-%.24s", b->builds, b->h);
+	snprintf(from, sizeof(from), "%s/.config", b->cfgobj);
+	snprintf(to, sizeof(to), "%s/.config", b->obj);
+	if (mkdir_p(b->obj, 0755) || copy_file(from, to, 0644))
+		return -1;
+	return phase_build(b) || phase_publish(b, k) ? -1 : 0;
+}
+
+/* record: remember the variant's last build (for `kbench kernels`) and
+ * the build the inputs gave (the fast path) */
+static void phase_record(const struct build *b)
+{
+	char pdir[KB_PATH_MAX], ptr[KB_PATH_MAX], *s = xasprintf("%.24s\n", b->h);
+	snprintf(pdir, sizeof(pdir), "%s/by-variant", b->builds);
+	snprintf(ptr, sizeof(ptr), "%s/%s", pdir, b->v->name);
+	if (mkdir_p(pdir, 0755) == 0)
+		write_file_atomic(ptr, s, strlen(s));
+	snprintf(pdir, sizeof(pdir), "%s/inputs", b->builds);
+	if (mkdir_p(pdir, 0755) == 0)
+		write_file_atomic(b->inptr, s, strlen(s));
+	free(s);
+}
+
+/* config only (`kbench kconfig`): the merged .config to the caller's
+ * file; nothing is built, so the build-cache index is left alone */
+static int config_only(struct build *b)
+{
+	char p[KB_PATH_MAX];
+	if (phase_config(b))
+		return -1;
+	snprintf(p, sizeof(p), "%s/.config", b->cfgobj);
+	return copy_file(p, b->bi->config_out, 0644);
+}
+
+int kernel_build(const struct variant *v, struct kernel_image *k, struct build_info *bi)
+{
+	struct build_info none;
+	struct build *b = xcalloc(1, sizeof(*b));
+	int ret = -1, r;
+
+	memset(&none, 0, sizeof(none));
+	b->v = v;
+	b->bi = bi ? bi : &none;
+	b->lock = -1;
+	/* keep the caller's request, clear the results */
+	b->bi->hit = 0;
+	b->bi->build_s = 0;
+	b->bi->key[0] = b->bi->source[0] = b->bi->compiler[0] = '\0';
+	if (phase_source(b) || phase_inputs(b))
+		goto out;
+	if (b->bi->config_out[0]) {
+		ret = config_only(b);
+		goto out;
+	}
+	if (b->bi->rebuild && (r = configured_build(b)) <= 0)
+		ret = r < 0 || phase_build(b) || phase_publish(b, k) ? -1 : 0;
+	else if (!b->bi->rebuild && inputs_hit(b, k) == 0)
+		ret = 0;
+	else
+		ret = configure_and_build(b, k);
+	if (ret == 0)
+		phase_record(b);
+out:
+	if (b->cfgobj[0])
+		rm_rf(b->cfgobj);
+	if (b->lock >= 0)
+		close(b->lock);
+	free(b);
 	return ret;
 }

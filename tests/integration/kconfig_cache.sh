@@ -60,4 +60,8 @@ expect_exit 0 "$KB" kconfig fake "$tmp/fake2.config"
 expect_exit 0 "$KB" build fake
 expect_exit 0 "$KB" build fake
 expect_out "build cache hit"
+# --rebuild runs make again in the kept object dir, and stays cached
+expect_exit 0 "$KB" fetch fake --rebuild
+expect_out "fake: kernel 6.12.0-kbench-fake, built"
+[ "$(cached)" = yes ] && ok "cached after --rebuild" || bad "not cached after --rebuild"
 finish
