@@ -267,6 +267,22 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* Make a rename into PATH's directory durable: fsync the directory (a
+ * file system that cannot sync directories, EINVAL, is not an error). */
+static int fsync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xasprintf("%.*s", slash == path ? 1 : (int)(slash - path), path)
+			  : xasprintf(".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+	if (fd < 0 || (fsync(fd) && errno != EINVAL))
+		ret = error("cannot sync the directory '%s': %s", dir, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return ret;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	int ret = -1;
@@ -287,7 +303,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		unlink(tmp);
 		goto out;
 	}
-	ret = 0;
+	ret = fsync_parent(path);
 out:
 	free(tmp);
 	return ret;
