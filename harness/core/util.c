@@ -1,6 +1,7 @@
 /* util.c - owned buffers, errors and file helpers shared by kbench. */
 #include "core/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -340,6 +341,19 @@ out:
 	if (out >= 0 && close(out) && !ret)
 		ret = error("cannot write '%s': %s", dst, strerror(errno));
 	return ret;
+}
+
+int dir_find(const char *dir, const char *contains, char *out, size_t n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	out[0] = '\0';
+	while (d && (e = readdir(d)))
+		if (contains ? !!strstr(e->d_name, contains) : e->d_name[0] != '.')
+			snprintf(out, n, "%s/%s", dir, e->d_name);
+	if (d)
+		closedir(d);
+	return out[0] ? 0 : 1;
 }
 
 int path_exists(const char *path)

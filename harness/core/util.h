@@ -73,6 +73,10 @@ int read_file(const char *path, struct strbuf *out, size_t max);
 int write_file_atomic(const char *path, const void *data, size_t len);
 int copy_file(const char *src, const char *dst, unsigned mode);
 int path_exists(const char *path);
+/* The last entry of DIR (readdir order) whose name holds CONTAINS, or
+ * with CONTAINS NULL any not starting with '.': DIR/name into OUT, 0; 1
+ * if none (OUT empty). */
+int dir_find(const char *dir, const char *contains, char *out, size_t n);
 int is_executable(const char *path);
 /* Search PATH for an executable; returns malloc'd path or NULL. */
 char *which(const char *prog);

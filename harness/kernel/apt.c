@@ -108,3 +108,18 @@ int apt_parse_show(const char *text, const char *pkg, char *real, size_t reallen
 	return have_ver ? 0 : -1;
 }
 
+
+int apt_lookup(const struct strvec *opts, const char *pkg, char *real, size_t reallen,
+	       char *version, size_t verlen)
+{
+	const char *update[] = { "-q", "update", NULL }, *show_args[] = { "show", pkg, NULL };
+	struct strbuf show = STRBUF_INIT;
+	int ret = -1;
+	if (apt_run("apt-get", opts, update, NULL, NULL, "apt-get update") ||
+	    apt_run("apt-cache", opts, show_args, NULL, &show, "apt-cache show"))
+		goto out;
+	ret = apt_parse_show(show.buf ? show.buf : "", pkg, real, reallen, version, verlen) ? 1 : 0;
+out:
+	sb_release(&show);
+	return ret;
+}

@@ -15,4 +15,10 @@ int apt_run(const char *prog, const struct strvec *opts, const char *const *args
 int apt_parse_show(const char *text, const char *pkg, char *real, size_t reallen,
 		   char *version, size_t verlen);
 
+/* apt-get update, then apt-cache show PKG parsed: the package meant and
+ * its version. 0; -1 after an error; 1 if apt-cache printed no Version
+ * (the caller says so, naming its step). */
+int apt_lookup(const struct strvec *opts, const char *pkg, char *real, size_t reallen,
+	       char *version, size_t verlen);
+
 #endif

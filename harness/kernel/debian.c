@@ -126,142 +126,116 @@ int kernel_cached(const struct variant *v, struct kernel_image *k)
 	return ret;
 }
 
+/* Debian ships no modules.dep (depmod runs at install): make one. */
+static int depmod_tree(const char *root, const struct kernel_image *k)
+{
+	char lib[KB_PATH_MAX], usrlib[KB_PATH_MAX], *dm;
+	const char *argv[] = { NULL, "-b", root, k->release, NULL };
+	int r;
+	snprintf(lib, sizeof(lib), "%s/lib", root);
+	snprintf(usrlib, sizeof(usrlib), "%s/usr/lib/modules", root);
+	if (path_exists(usrlib) && !path_exists(lib) && symlink("usr/lib", lib))
+		warning("cannot link '%s': %s", lib, strerror(errno));
+	if (!path_exists(usrlib))
+		return 0;
+	dm = which("depmod");
+	if (!dm)
+		return error("depmod not found (install kmod: make deps)");
+	argv[0] = dm;
+	r = run_capture(argv, 600, NULL);
+	free(dm);
+	return r ? error("depmod for %s failed", k->release) : 0;
+}
+
+/* The downloaded .deb in TMP unpacked into TMP/root, made usable
+ * (depmod) and described (kbench-entry), then renamed to ENTRY. */
+static int unpack_image(const struct variant *v, const char *tmp, const char *spec,
+			const char *real, const char *version, const char *entry,
+			struct kernel_image *k)
+{
+	char deb[KB_PATH_MAX], root[KB_PATH_MAX], meta[KB_PATH_MAX];
+	const char *argv[] = { "dpkg-deb", "-x", deb, root, NULL };
+	char *content;
+	int r;
+	if (dir_find(tmp, ".deb", deb, sizeof(deb)))
+		return error("apt-get download of %s produced no .deb in '%s'", spec, tmp);
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	info("kbench: unpacking %s", deb);
+	if (run_capture(argv, 600, NULL))
+		return error("dpkg-deb -x '%s' failed", deb);
+	memset(k, 0, sizeof(*k));
+	if (find_vmlinuz(root, k) || depmod_tree(root, k))
+		return -1;
+	unlink(deb); /* the unpacked tree is what we keep */
+	content = xasprintf("package=%s\nversion=%s\nrelease=%s\nmetapackage=%s\ndebian=%s\n",
+			    real, version, k->release, v->package, v->release);
+	snprintf(meta, sizeof(meta), "%s/kbench-entry", root);
+	r = write_file_atomic(meta, content, strlen(content));
+	free(content);
+	if (r)
+		return -1;
+	rm_rf(entry); /* an incomplete earlier attempt */
+	if (rename(root, entry))
+		return error("cannot move '%s' to '%s': %s", root, entry, strerror(errno));
+	return entry_load(entry, k);
+}
+
+/* Download REAL=VERSION and unpack it into ENTRY. */
+static int download_image(const struct variant *v, const struct strvec *opts, const char *real,
+			  const char *version, const char *entry, struct kernel_image *k)
+{
+	char tmp[KB_PATH_MAX];
+	char *spec = xasprintf("%s=%s", real, version);
+	const char *args[] = { "-q", "download", spec, NULL };
+	int ret = -1;
+	snprintf(tmp, sizeof(tmp), "%s/kernels/.tmp-%s-%ld", cache_root(), real, (long)getpid());
+	rm_rf(tmp);
+	if (mkdir_p(tmp, 0755))
+		goto out;
+	info("kbench: downloading %s (about 70-110 MB)...", spec);
+	if (apt_run("apt-get", opts, args, tmp, NULL, "apt-get download"))
+		goto out;
+	ret = unpack_image(v, tmp, spec, real, version, entry, k);
+out:
+	rm_rf(tmp);
+	free(spec);
+	return ret;
+}
+
 /* Fetch: resolve the package, download, unpack, depmod, publish. */
 static int kernel_fetch(const struct variant *v, struct kernel_image *k)
 {
 	struct strvec opts = STRVEC_INIT;
-	struct strbuf show = STRBUF_INIT;
-	char real[OPT_STR_MAX], version[128] = "", tmp[KB_PATH_MAX] = "", root[KB_PATH_MAX];
-	char entry[KB_PATH_MAX], ptr[KB_PATH_MAX], deb[KB_PATH_MAX] = "";
-	char *spec = NULL, *content = NULL;
-	int ret = -1;
-	DIR *d;
-	struct dirent *e;
+	char real[OPT_STR_MAX], version[128] = "", entry[KB_PATH_MAX], ptr[KB_PATH_MAX];
+	char pdir[KB_PATH_MAX], *base = NULL;
+	int ret = -1, r;
 
 	if (apt_setup(v->release, &opts))
 		goto out;
 	info("kbench: updating the package lists for Debian '%s' (private apt configuration in %s/apt)",
 	     v->release, cache_root());
-	{
-		const char *args[] = { "-q", "update", NULL };
-		if (apt_run("apt-get", &opts, args, NULL, NULL, "apt-get update"))
-			goto out;
-	}
-	{
-		const char *args[] = { "show", v->package, NULL };
-		if (apt_run("apt-cache", &opts, args, NULL, &show, "apt-cache show"))
-			goto out;
-	}
-	if (apt_parse_show(show.buf ? show.buf : "", v->package, real, sizeof(real), version,
-		       sizeof(version))) {
-		error("apt-cache show %s printed no Version", v->package);
+	r = apt_lookup(&opts, v->package, real, sizeof(real), version, sizeof(version));
+	if (r) {
+		if (r > 0)
+			error("apt-cache show %s printed no Version", v->package);
 		goto out;
 	}
 	snprintf(entry, sizeof(entry), "%s/kernels/%s_%s", cache_root(), real, version);
-	if (entry_load(entry, k) == 0) {
+	if (entry_load(entry, k) == 0)
 		info("kbench: %s %s is already in the cache", real, version);
-		goto publish;
-	}
-	snprintf(tmp, sizeof(tmp), "%s/kernels/.tmp-%s-%ld", cache_root(), real, (long)getpid());
-	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755))
+	else if (download_image(v, &opts, real, version, entry, k))
 		goto out;
-	spec = xasprintf("%s=%s", real, version);
-	info("kbench: downloading %s (about 70-110 MB)...", spec);
-	{
-		const char *args[] = { "-q", "download", spec, NULL };
-		if (apt_run("apt-get", &opts, args, tmp, NULL, "apt-get download"))
-			goto out;
-	}
-	d = opendir(tmp);
-	while (d && (e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (l > 4 && !strcmp(e->d_name + l - 4, ".deb"))
-			snprintf(deb, sizeof(deb), "%s/%s", tmp, e->d_name);
-	}
-	if (d)
-		closedir(d);
-	if (!deb[0]) {
-		error("apt-get download of %s produced no .deb in '%s'", spec, tmp);
-		goto out;
-	}
-	snprintf(root, sizeof(root), "%s/root", tmp);
-	info("kbench: unpacking %s", deb);
-	{
-		const char *argv[] = { "dpkg-deb", "-x", deb, root, NULL };
-		if (run_capture(argv, 600, NULL)) {
-			error("dpkg-deb -x '%s' failed", deb);
-			goto out;
-		}
-	}
-	memset(k, 0, sizeof(*k));
-	if (find_vmlinuz(root, k))
-		goto out;
-	/* Debian ships no modules.dep (depmod runs at install): make one. */
-	{
-		char lib[KB_PATH_MAX], usrlib[KB_PATH_MAX];
-		snprintf(lib, sizeof(lib), "%s/lib", root);
-		snprintf(usrlib, sizeof(usrlib), "%s/usr/lib/modules", root);
-		if (path_exists(usrlib) && !path_exists(lib) && symlink("usr/lib", lib))
-			warning("cannot link '%s': %s", lib, strerror(errno));
-		if (path_exists(usrlib)) {
-			const char *argv[] = { "depmod", "-b", root, k->release, NULL };
-			char *dm = which("depmod");
-			if (!dm) {
-				error("depmod not found (install kmod: make deps)");
-				goto out;
-			}
-			argv[0] = dm;
-			ret = run_capture(argv, 600, NULL);
-			free(dm);
-			if (ret) {
-				ret = -1;
-				error("depmod for %s failed", k->release);
-				goto out;
-			}
-			ret = -1;
-		}
-	}
-	unlink(deb); /* the unpacked tree is what we keep */
-	content = xasprintf("package=%s\nversion=%s\nrelease=%s\nmetapackage=%s\ndebian=%s\n",
-			    real, version, k->release, v->package, v->release);
-	{
-		char meta[KB_PATH_MAX];
-		snprintf(meta, sizeof(meta), "%s/kbench-entry", root);
-		if (write_file_atomic(meta, content, strlen(content)))
-			goto out;
-	}
-	rm_rf(entry); /* an incomplete earlier attempt */
-	if (rename(root, entry)) {
-		error("cannot move '%s' to '%s': %s", root, entry, strerror(errno));
-		goto out;
-	}
-	if (entry_load(entry, k))
-		goto out;
-publish:
+	/* publish: the pointer from the variant's package to the entry */
 	pointer_path(v, ptr, sizeof(ptr));
-	{
-		char pdir[KB_PATH_MAX];
-		snprintf(pdir, sizeof(pdir), "%s/kernels/by-name", cache_root());
-		if (mkdir_p(pdir, 0755))
-			goto out;
-	}
-	{
-		char *base = xasprintf("%s_%s\n", real, version);
-		int r = write_file_atomic(ptr, base, strlen(base));
-		free(base);
-		if (r)
-			goto out;
-	}
+	snprintf(pdir, sizeof(pdir), "%s/kernels/by-name", cache_root());
+	base = xasprintf("%s_%s\n", real, version);
+	if (mkdir_p(pdir, 0755) || write_file_atomic(ptr, base, strlen(base)))
+		goto out;
 	info("kbench: cached %s %s (kernel %s)", k->package, k->version, k->release);
 	ret = 0;
 out:
-	if (tmp[0] && strstr(tmp, "/.tmp-"))
-		rm_rf(tmp);
-	free(spec);
-	free(content);
+	free(base);
 	strvec_clear(&opts);
-	sb_release(&show);
 	return ret;
 }
 

@@ -100,156 +100,129 @@ static int source_ksrc(const char *ksrc, struct source *s)
 	return 0;
 }
 
+/* The cached pointer to an unpacked tree, if it still names one: no
+ * network. 0 found (S filled), 1 not. */
+static int source_cached(const char *dir, const char *ptr, struct source *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = 1;
+	if (!path_exists(ptr))
+		return 1;
+	if (read_file(ptr, &sb, 4096) == 0 && sb.buf) {
+		rtrim(sb.buf);
+		snprintf(s->tree, sizeof(s->tree), "%s/%s/tree", dir, sb.buf);
+		if (is_kernel_tree(s->tree) && !strchr(sb.buf, '/')) {
+			snprintf(s->ident, sizeof(s->ident), "debian:%s", sb.buf);
+			r = 0;
+		}
+	}
+	if (r)
+		warning("source cache pointer '%s' is stale: fetching again", ptr);
+	sb_release(&sb);
+	return r;
+}
+
+/* The downloaded source .deb in TMP unpacked: its tarball's one top
+ * directory becomes TMP/tree. */
+static int unpack_source_deb(const char *tmp, const char *spec, const char *log)
+{
+	char deb[KB_PATH_MAX], x[KB_PATH_MAX], tarball[KB_PATH_MAX], t[KB_PATH_MAX];
+	char top[KB_PATH_MAX], final[KB_PATH_MAX];
+	const char *dpkg[] = { "dpkg-deb", "-x", deb, x, NULL };
+	const char *tar[] = { "tar", "-xf", tarball, "-C", t, NULL };
+	dir_find(tmp, ".deb", deb, sizeof(deb));
+	snprintf(x, sizeof(x), "%s/deb", tmp);
+	if (!deb[0] || run_logged(dpkg, NULL, log, 600))
+		return step_fail("source", log, "cannot unpack '%s'", deb[0] ? deb : "(no .deb)");
+	unlink(deb);
+	snprintf(x, sizeof(x), "%s/deb/usr/src", tmp);
+	if (dir_find(x, ".tar.", tarball, sizeof(tarball)))
+		return step_fail("source", NULL, "%s has no source tarball under /usr/src", spec);
+	info("kbench: unpacking %s (about 15 s)", tarball);
+	snprintf(t, sizeof(t), "%s/unpacked", tmp);
+	if (mkdir_p(t, 0755) || run_logged(tar, NULL, log, 1200))
+		return step_fail("source", log, "cannot unpack '%s'", tarball);
+	/* the tarball holds one top directory: that is the tree */
+	snprintf(final, sizeof(final), "%s/tree", tmp);
+	if (dir_find(t, NULL, top, sizeof(top)) || rename(top, final) || !is_kernel_tree(final))
+		return step_fail("source", NULL, "%s did not unpack to a kernel tree", spec);
+	snprintf(final, sizeof(final), "%s/deb", tmp);
+	rm_rf(final);
+	snprintf(final, sizeof(final), "%s/unpacked", tmp);
+	rm_rf(final);
+	return 0;
+}
+
+/* Download TREE_PKG=VERSION and unpack it into ENTRY (via a temporary
+ * directory in DIR, renamed when whole). */
+static int fetch_source(const struct strvec *opts, const char *dir, const char *tree_pkg,
+			const char *version, const char *entry)
+{
+	char tmp[KB_PATH_MAX], log[KB_PATH_MAX];
+	char *spec = xasprintf("%s=%s", tree_pkg, version);
+	const char *args[] = { "-q", "download", spec, NULL };
+	int ret = -1;
+	snprintf(tmp, sizeof(tmp), "%s/.tmp-%ld", dir, (long)getpid());
+	rm_rf(tmp);
+	if (mkdir_p(tmp, 0755))
+		goto out;
+	snprintf(log, sizeof(log), "%s/unpack.log", tmp);
+	info("kbench: downloading %s (about 150 MB)...", spec);
+	if (apt_run("apt-get", opts, args, tmp, NULL, "apt-get download") ||
+	    unpack_source_deb(tmp, spec, log))
+		goto out;
+	rm_rf(entry);
+	if (rename(tmp, entry)) {
+		error("cannot move '%s' to '%s': %s", tmp, entry, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	rm_rf(tmp);
+	free(spec);
+	return ret;
+}
+
 /* Debian's linux-source package: fetch and unpack once per cache. */
 static int source_debian(const struct variant *v, struct source *s)
 {
 	struct strvec opts = STRVEC_INIT;
-	struct strbuf show = STRBUF_INIT;
 	char real[OPT_STR_MAX], version[128] = "", dir[KB_PATH_MAX], entry[KB_PATH_MAX];
-	char ptr[KB_PATH_MAX], tmp[KB_PATH_MAX] = "", log[KB_PATH_MAX];
-	char *spec = NULL;
-	int ret = -1, lock;
-	DIR *d;
-	struct dirent *e;
+	char ptr[KB_PATH_MAX], pdir[KB_PATH_MAX], *base = NULL;
+	int ret = -1, lock, r;
 
 	snprintf(dir, sizeof(dir), "%s/sources", cache_root());
 	lock = lock_file(dir, ".lock", "source cache");
 	if (lock < 0)
 		return -1;
-	/* cached pointer first: no network */
 	snprintf(ptr, sizeof(ptr), "%s/by-name/%s_%s", dir, v->tree, v->release);
-	if (path_exists(ptr)) {
-		struct strbuf sb = STRBUF_INIT;
-		if (read_file(ptr, &sb, 4096) == 0 && sb.buf) {
-			rtrim(sb.buf);
-			snprintf(entry, sizeof(entry), "%s/%s", dir, sb.buf);
-			snprintf(s->tree, sizeof(s->tree), "%s/tree", entry);
-			if (is_kernel_tree(s->tree) && !strchr(sb.buf, '/')) {
-				snprintf(s->ident, sizeof(s->ident), "debian:%s", sb.buf);
-				sb_release(&sb);
-				ret = 0;
-				goto out;
-			}
-		}
-		warning("source cache pointer '%s' is stale: fetching again", ptr);
-		sb_release(&sb);
+	if (source_cached(dir, ptr, s) == 0) {
+		ret = 0;
+		goto out;
 	}
 	if (apt_setup(v->release, &opts))
 		goto out;
 	info("kbench: looking up %s in Debian '%s'", v->tree, v->release);
-	{
-		const char *args[] = { "-q", "update", NULL };
-		if (apt_run("apt-get", &opts, args, NULL, NULL, "apt-get update"))
-			goto out;
-	}
-	{
-		const char *args[] = { "show", v->tree, NULL };
-		if (apt_run("apt-cache", &opts, args, NULL, &show, "apt-cache show"))
-			goto out;
-	}
-	if (apt_parse_show(show.buf ? show.buf : "", v->tree, real, sizeof(real), version,
-			   sizeof(version))) {
-		step_fail("source", NULL, "apt-cache show %s printed no Version", v->tree);
+	r = apt_lookup(&opts, v->tree, real, sizeof(real), version, sizeof(version));
+	if (r) {
+		if (r > 0)
+			step_fail("source", NULL, "apt-cache show %s printed no Version", v->tree);
 		goto out;
 	}
 	snprintf(entry, sizeof(entry), "%s/%s_%s", dir, v->tree, version);
 	snprintf(s->tree, sizeof(s->tree), "%s/tree", entry);
-	if (!is_kernel_tree(s->tree)) {
-		char tarball[KB_PATH_MAX] = "", deb[KB_PATH_MAX] = "";
-		snprintf(tmp, sizeof(tmp), "%s/.tmp-%ld", dir, (long)getpid());
-		rm_rf(tmp);
-		if (mkdir_p(tmp, 0755))
-			goto out;
-		snprintf(log, sizeof(log), "%s/unpack.log", tmp);
-		spec = xasprintf("%s=%s", v->tree, version);
-		info("kbench: downloading %s (about 150 MB)...", spec);
-		{
-			const char *args[] = { "-q", "download", spec, NULL };
-			if (apt_run("apt-get", &opts, args, tmp, NULL, "apt-get download"))
-				goto out;
-		}
-		d = opendir(tmp);
-		while (d && (e = readdir(d)))
-			if (strstr(e->d_name, ".deb"))
-				snprintf(deb, sizeof(deb), "%s/%s", tmp, e->d_name);
-		if (d)
-			closedir(d);
-		{
-			char x[KB_PATH_MAX];
-			const char *argv[] = { "dpkg-deb", "-x", deb, x, NULL };
-			snprintf(x, sizeof(x), "%s/deb", tmp);
-			if (!deb[0] || run_logged(argv, NULL, log, 600)) {
-				step_fail("source", log, "cannot unpack '%s'", deb[0] ? deb : "(no .deb)");
-				goto out;
-			}
-			unlink(deb);
-			snprintf(x, sizeof(x), "%s/deb/usr/src", tmp);
-			d = opendir(x);
-			while (d && (e = readdir(d)))
-				if (strstr(e->d_name, ".tar."))
-					snprintf(tarball, sizeof(tarball), "%s/%s", x, e->d_name);
-			if (d)
-				closedir(d);
-		}
-		if (!tarball[0]) {
-			step_fail("source", NULL, "%s has no source tarball under /usr/src", spec);
-			goto out;
-		}
-		info("kbench: unpacking %s (about 15 s)", tarball);
-		{
-			char t[KB_PATH_MAX];
-			const char *argv[] = { "tar", "-xf", tarball, "-C", t, NULL };
-			snprintf(t, sizeof(t), "%s/unpacked", tmp);
-			if (mkdir_p(t, 0755) || run_logged(argv, NULL, log, 1200)) {
-				step_fail("source", log, "cannot unpack '%s'", tarball);
-				goto out;
-			}
-			/* the tarball holds one top directory: that is the tree */
-			d = opendir(t);
-			tarball[0] = '\0';
-			while (d && (e = readdir(d)))
-				if (e->d_name[0] != '.')
-					snprintf(tarball, sizeof(tarball), "%s/%s", t, e->d_name);
-			if (d)
-				closedir(d);
-		}
-		{
-			char final[KB_PATH_MAX];
-			snprintf(final, sizeof(final), "%s/tree", tmp);
-			if (!tarball[0] || rename(tarball, final) || !is_kernel_tree(final)) {
-				step_fail("source", NULL, "%s did not unpack to a kernel tree", spec);
-				goto out;
-			}
-			snprintf(final, sizeof(final), "%s/deb", tmp);
-			rm_rf(final);
-			snprintf(final, sizeof(final), "%s/unpacked", tmp);
-			rm_rf(final);
-		}
-		rm_rf(entry);
-		if (rename(tmp, entry)) {
-			error("cannot move '%s' to '%s': %s", tmp, entry, strerror(errno));
-			goto out;
-		}
-		tmp[0] = '\0';
-	}
-	{
-		char pdir[KB_PATH_MAX], *base = xasprintf("%s_%s\n", v->tree, version);
-		int r;
-		snprintf(pdir, sizeof(pdir), "%s/by-name", dir);
-		r = mkdir_p(pdir, 0755) || write_file_atomic(ptr, base, strlen(base));
-		free(base);
-		if (r)
-			goto out;
-	}
+	if (!is_kernel_tree(s->tree) && fetch_source(&opts, dir, v->tree, version, entry))
+		goto out;
+	base = xasprintf("%s_%s\n", v->tree, version);
+	snprintf(pdir, sizeof(pdir), "%s/by-name", dir);
+	if (mkdir_p(pdir, 0755) || write_file_atomic(ptr, base, strlen(base)))
+		goto out;
 	snprintf(s->ident, sizeof(s->ident), "debian:%s_%s", v->tree, version);
 	info("kbench: source %s %s in %s", v->tree, version, s->tree);
 	ret = 0;
 out:
-	if (tmp[0])
-		rm_rf(tmp);
-	free(spec);
+	free(base);
 	strvec_clear(&opts);
-	sb_release(&show);
 	close(lock);
 	return ret;
 }
