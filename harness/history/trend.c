@@ -5,8 +5,10 @@
 #include "history/trend.h"
 #include "stats/compare.h"
 #include "report/report.h"
+#include "report/svg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,9 +128,12 @@ static void num(struct strbuf *sb, double v)
 /* One series: dots, whiskers, a line through the means, change points. */
 static void chart(struct strbuf *sb, const struct trend *tr)
 {
-	const double W = 300, H = 170, L = 46, R = 10, T = 24, B = 30;
+	struct svg_frame f = { .W = 300, .H = 170, .L = 46, .R = 10, .T = 24, .B = 30 };
+	const double H = f.H, L = f.L, T = f.T;
 	const struct history_series *s = &tr->s;
-	double pw = W - L - R, ph = H - T - B, lo = INFINITY, hi = -INFINITY, step, dx;
+	const char *title[] = { s->label, s->metric };
+	double pw = svg_pw(&f), ph = svg_ph(&f), lo = INFINITY, hi = -INFINITY, dx;
+	char attrs[96];
 	for (size_t i = 0; i < s->n; i++) {
 		double c[3] = { s->p[i].center, s->p[i].lo, s->p[i].hi };
 		for (int k = 0; k < 3; k++)
@@ -145,35 +150,23 @@ static void chart(struct strbuf *sb, const struct trend *tr)
 		hi += fmax(fabs(hi) * 0.05, 1e-6);
 		lo -= fmax(fabs(lo) * 0.05, 1e-6);
 	}
-	step = report_nice_step(hi - lo, 4);
-	lo = floor(lo / step) * step;
-	hi = ceil(hi / step) * step;
+	svg_scale(&f, lo, hi);
+	lo = f.lo;
+	hi = f.hi;
 	dx = s->n > 1 ? pw / (double)(s->n - 1) : 0;
 #define X(i) (L + (s->n > 1 ? dx * (double)(i) : pw / 2))
-#define Y(v) (T + ph - ((v) - lo) / (hi - lo) * ph)
-	sb_addf(sb, "<svg class=\"trend\" data-points=\"%zu\" data-changes=\"%zu\" viewBox=\"0 0 %.0f %.0f\" "
-		"width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"", s->n, tr->cp.n, W, H, W, H);
+#define Y(v) svg_y(&f, (v))
+	snprintf(attrs, sizeof(attrs), "class=\"trend\" data-points=\"%zu\" data-changes=\"%zu\" ",
+		 s->n, tr->cp.n);
+	svg_open(sb, &f, attrs);
 	esc(sb, s->variant);
 	sb_adds(sb, " ");
 	esc(sb, s->label);
 	sb_adds(sb, " ");
 	esc(sb, s->metric);
-	sb_adds(sb, " over nights\"><text x=\"2\" y=\"14\" font-size=\"12\" font-weight=\"600\" "
-		"fill=\"#1f2328\">");
-	esc(sb, s->label);
-	sb_adds(sb, " ");
-	esc(sb, s->metric);
-	sb_adds(sb, " (");
-	esc(sb, s->unit);
-	sb_addf(sb, ")</text><text x=\"%.0f\" y=\"14\" font-size=\"10\" fill=\"#57606a\" "
-		"text-anchor=\"end\">%s is better</text>", W - 2, s->better > 0 ? "higher" : "lower");
-	for (double v = lo; v <= hi + step / 2; v += step) {
-		char b[32];
-		report_tick_label(b, sizeof(b), v, step);
-		sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e8eb\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"9.5\" fill=\"#57606a\" text-anchor=\"end\">"
-			"%s</text>", L, L + pw, Y(v), Y(v), L - 4, Y(v) + 3.5, b);
-	}
+	sb_adds(sb, " over nights\">");
+	svg_heading(sb, &f, title, 2, s->unit, s->better, 12, 10);
+	svg_yticks(sb, &f, 9.5);
 	for (size_t i = 0; i < tr->cp.n; i++) {
 		double x = X(tr->cp.v[i].index) - dx / 2;
 		sb_addf(sb, "<line class=\"cp\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "

@@ -12,6 +12,7 @@
  * config) goes through report_escape().
  */
 #include "report/report.h"
+#include "report/svg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,25 +156,6 @@ static void verdict_tag(struct strbuf *sb, enum cmp_verdict v)
 
 /* ---- charts ---- */
 
-/* A "nice" tick step (1, 2 or 5 times a power of ten) for about N ticks. */
-double report_nice_step(double span, int n)
-{
-	double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
-	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
-/* A tick label: as many decimals as the step needs. */
-void report_tick_label(char *buf, size_t len, double v, double step)
-{
-	int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-	if (fabs(v) < step / 1e6)
-		v = 0;
-	if (fabs(v) >= 1e6)
-		snprintf(buf, len, "%.3g", v);
-	else
-		snprintf(buf, len, "%.*f", dec > 6 ? 6 : dec, v);
-}
-
 /* Deterministic jitter in [-1, 1] for dot I. */
 static double jitter(size_t i)
 {
@@ -189,8 +171,10 @@ static double jitter(size_t i)
  */
 static void bar_chart(struct strbuf *sb, const struct comparison *c, const struct cmp_metric *m)
 {
-	const double W = 300, H = 200, L = 46, R = 8, T = 26, B = 38;
-	double pw = W - L - R, ph = H - T - B, hi = 0, lo = 0, step, slot;
+	struct svg_frame f = { .W = 300, .H = 200, .L = 46, .R = 8, .T = 26, .B = 38 };
+	const double H = f.H, L = f.L, T = f.T, B = f.B;
+	double pw = svg_pw(&f), hi = 0, lo = 0, slot;
+	const char *title[] = { m->name };
 	size_t ng = c->ng;
 
 	/* an interval of a positive quantity reaching below 0 (t intervals
@@ -211,29 +195,17 @@ static void bar_chart(struct strbuf *sb, const struct comparison *c, const struc
 	}
 	if (hi <= lo)
 		hi = lo + 1;
-	step = report_nice_step(hi - lo, 4);
-	hi = ceil(hi / step) * step;
-	lo = floor(lo / step) * step;
-#define Y(v) (T + ph - ((v) - lo) / (hi - lo) * ph)
-	sb_addf(sb, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
-		"aria-label=\"", W, H, W, H);
+	svg_scale(&f, lo, hi);
+	lo = f.lo;
+	hi = f.hi;
+#define Y(v) svg_y(&f, (v))
+	svg_open(sb, &f, "");
 	esc(sb, m->label);
 	sb_adds(sb, " ");
 	esc(sb, m->name);
 	sb_adds(sb, "\">");
-	sb_adds(sb, "<text x=\"2\" y=\"14\" font-size=\"12.5\" font-weight=\"600\" fill=\"#1f2328\">");
-	esc(sb, m->name);
-	sb_adds(sb, " (");
-	esc(sb, m->unit);
-	sb_addf(sb, ")</text><text x=\"%.0f\" y=\"14\" font-size=\"10.5\" fill=\"#57606a\" "
-		"text-anchor=\"end\">%s is better</text>", W - 2, m->better > 0 ? "higher" : "lower");
-	for (double t = lo; t <= hi + step / 2; t += step) {
-		char b[32];
-		report_tick_label(b, sizeof(b), t, step);
-		sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e8eb\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#57606a\" "
-			"text-anchor=\"end\">%s</text>", L, L + pw, Y(t), Y(t), L - 4, Y(t) + 3.5, b);
-	}
+	svg_heading(sb, &f, title, 1, m->unit, m->better, 12.5, 10.5);
+	svg_yticks(sb, &f, 10);
 	sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#8c959f\"/>", L,
 		L + pw, Y(fmax(lo, 0)), Y(fmax(lo, 0)));
 	slot = pw / (double)ng;
@@ -328,7 +300,7 @@ static void histogram_chart(struct strbuf *sb, const struct comparison *c,
 	if (!any_ovf)
 		pw += OZ;
 	{
-		double step = report_nice_step(xmax, 8);
+		double step = svg_nice_step(xmax, 8);
 		xmax = ceil(xmax / step) * step;
 	}
 	ymax = ceil(log10((double)maxcount) + 0.15); /* headroom above the tallest bin */
@@ -346,7 +318,7 @@ static void histogram_chart(struct strbuf *sb, const struct comparison *c,
 			y + 4, e);
 	}
 	{
-		double step = report_nice_step(xmax, 8);
+		double step = svg_nice_step(xmax, 8);
 		for (double t = 0; t <= xmax + step / 2; t += step)
 			sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eef0f2\"/>"
 				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#57606a\" "

@@ -7,10 +7,6 @@
 /* Append S to OUT escaped for HTML and XML text and attributes: & < > " '
  * become entities, control bytes and invalid UTF-8 become '?'. */
 void report_escape(struct strbuf *out, const char *s);
-/* Chart axes: a "nice" tick step (1, 2 or 5 times a power of ten) for
- * about N ticks over SPAN, and a tick label with the decimals STEP needs. */
-double report_nice_step(double span, int n);
-void report_tick_label(char *buf, size_t len, double v, double step);
 
 /* Render C as HTML into OUT (appended). */
 void report_html(const struct comparison *c, struct strbuf *out);
