@@ -6,6 +6,7 @@
 #include "stats/compare.h"
 #include "report/report.h"
 #include "report/svg.h"
+#include "core/jsonutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -306,47 +307,37 @@ void trends_html(const struct trends *t, struct strbuf *sb)
 	sb_adds(sb, "</section>");
 }
 
-static json_object *jstr_or_null(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static json_object *jnum(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
 json_object *trends_json(const struct trends *t)
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	char method[512];
 	trends_method(t, method, sizeof(method));
-	json_object_object_add(o, "method", json_object_new_string(method));
-	json_object_object_add(o, "alpha", json_object_new_double(t->opts.alpha));
-	json_object_object_add(o, "permutations", json_object_new_int(t->opts.permutations));
-	json_object_object_add(o, "seed", json_object_new_int64(t->opts.seed));
-	json_object_object_add(o, "min_size", json_object_new_int(t->opts.min_size));
+	jset_str(o, "method", method);
+	jset_num(o, "alpha", t->opts.alpha);
+	jset_int(o, "permutations", t->opts.permutations);
+	jset_i64(o, "seed", t->opts.seed);
+	jset_int(o, "min_size", t->opts.min_size);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trend *tr = &t->v[i];
 		json_object *s = json_object_new_object(), *pts = json_object_new_array();
 		json_object *cps = json_object_new_array();
-		json_object_object_add(s, "variant", json_object_new_string(tr->s.variant));
-		json_object_object_add(s, "label", json_object_new_string(tr->s.label));
-		json_object_object_add(s, "metric", json_object_new_string(tr->s.metric));
-		json_object_object_add(s, "unit", jstr_or_null(tr->s.unit));
-		json_object_object_add(s, "better", json_object_new_string(tr->s.better > 0 ? "higher" : "lower"));
+		jset_str(s, "variant", tr->s.variant);
+		jset_str(s, "label", tr->s.label);
+		jset_str(s, "metric", tr->s.metric);
+		jset_str(s, "unit", tr->s.unit);
+		jset_str(s, "better", tr->s.better > 0 ? "higher" : "lower");
 		for (size_t k = 0; k < tr->s.n; k++) {
 			const struct history_point *p = &tr->s.p[k];
 			json_object *x = json_object_new_object();
-			json_object_object_add(x, "night", json_object_new_string(p->night));
-			json_object_object_add(x, "run_id", jstr_or_null(p->run_id));
-			json_object_object_add(x, "n", json_object_new_int((int)p->n));
-			json_object_object_add(x, "mean", jnum(p->center));
-			json_object_object_add(x, "lo", jnum(p->lo));
-			json_object_object_add(x, "hi", jnum(p->hi));
-			json_object_object_add(x, "source", jstr_or_null(p->source));
-			json_object_object_add(x, "patch_hash", jstr_or_null(p->patch_hash));
-			json_object_object_add(x, "config_hash", jstr_or_null(p->config_hash));
+			jset_str(x, "night", p->night);
+			jset_str(x, "run_id", p->run_id);
+			jset_int(x, "n", (int)p->n);
+			jset_num(x, "mean", p->center);
+			jset_num(x, "lo", p->lo);
+			jset_num(x, "hi", p->hi);
+			jset_str(x, "source", p->source);
+			jset_str(x, "patch_hash", p->patch_hash);
+			jset_str(x, "config_hash", p->config_hash);
 			json_object_array_add(pts, x);
 		}
 		for (size_t k = 0; k < tr->cp.n; k++) {
@@ -354,22 +345,22 @@ json_object *trends_json(const struct trends *t)
 			json_object *x = json_object_new_object();
 			struct strbuf what = STRBUF_INIT;
 			changed(&tr->s.p[c->index - 1], &tr->s.p[c->index], &what);
-			json_object_object_add(x, "index", json_object_new_int((int)c->index));
-			json_object_object_add(x, "last_before", json_object_new_string(tr->s.p[c->index - 1].night));
-			json_object_object_add(x, "first_after", json_object_new_string(tr->s.p[c->index].night));
-			json_object_object_add(x, "before", jnum(c->before));
-			json_object_object_add(x, "after", jnum(c->after));
-			json_object_object_add(x, "q", jnum(c->q));
-			json_object_object_add(x, "p", jnum(c->p));
-			json_object_object_add(x, "changed", json_object_new_string(what.buf));
+			jset_int(x, "index", (int)c->index);
+			jset_str(x, "last_before", tr->s.p[c->index - 1].night);
+			jset_str(x, "first_after", tr->s.p[c->index].night);
+			jset_num(x, "before", c->before);
+			jset_num(x, "after", c->after);
+			jset_num(x, "q", c->q);
+			jset_num(x, "p", c->p);
+			jset_str(x, "changed", what.buf);
 			sb_release(&what);
 			json_object_array_add(cps, x);
 		}
-		json_object_object_add(s, "points", pts);
-		json_object_object_add(s, "change_points", cps);
+		jset(s, "points", pts);
+		jset(s, "change_points", cps);
 		json_object_array_add(arr, s);
 	}
-	json_object_object_add(o, "series", arr);
+	jset(o, "series", arr);
 	return o;
 }
 

@@ -8,24 +8,16 @@
 
 
 
-/* A double for comparison.json: 10 significant digits, null if not finite. */
-static json_object *jnum(double v)
-{
-	char buf[40];
-	if (!isfinite(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.10g", v);
-	return json_object_new_double_s(v, buf);
-}
-
+/* comparison.json writes numbers with jnum10 (10 significant digits):
+ * core/jsonutil.h says why. */
 static json_object *jinterval(double lo, double hi)
 {
 	json_object *a;
 	if (!isfinite(lo) && !isfinite(hi))
 		return NULL;
 	a = json_object_new_array();
-	json_object_array_add(a, jnum(lo));
-	json_object_array_add(a, jnum(hi));
+	json_object_array_add(a, jnum10(lo));
+	json_object_array_add(a, jnum10(hi));
 	return a;
 }
 
@@ -35,61 +27,57 @@ static json_object *cell_json(const struct comparison *c, const struct cmp_metri
 	json_object *o = json_object_new_object(), *vals = json_object_new_array(), *src;
 	src = json_object_new_array();
 	for (size_t i = 0; i < x->n; i++) {
-		json_object_array_add(vals, jnum(x->v[i]));
+		json_object_array_add(vals, jnum10(x->v[i]));
 		json_object_array_add(src, json_object_new_string(x->src[i]));
 	}
-	json_object_object_add(o, "values", vals);
-	json_object_object_add(o, "sources", src);
-	json_object_object_add(o, "n", json_object_new_int((int)x->n));
+	jset(o, "values", vals);
+	jset(o, "sources", src);
+	jset_int(o, "n", (int)x->n);
 	if (x->n) {
-		json_object_object_add(o, "mean", jnum(x->d.mean));
-		json_object_object_add(o, "median", jnum(x->d.median));
-		json_object_object_add(o, "stddev", jnum(x->d.sd));
-		json_object_object_add(o, "cv", jnum(x->d.cv));
-		json_object_object_add(o, "min", jnum(x->d.min));
-		json_object_object_add(o, "max", jnum(x->d.max));
-		json_object_object_add(o, "mean_ci95", jinterval(x->d.ci_lo, x->d.ci_hi));
+		jset_num10(o, "mean", x->d.mean);
+		jset_num10(o, "median", x->d.median);
+		jset_num10(o, "stddev", x->d.sd);
+		jset_num10(o, "cv", x->d.cv);
+		jset_num10(o, "min", x->d.min);
+		jset_num10(o, "max", x->d.max);
+		jset(o, "mean_ci95", jinterval(x->d.ci_lo, x->d.ci_hi));
 		if (m->cls == CMP_CLASS_RATE) {
-			json_object_object_add(o, "hmean", jnum(x->d.hmean));
-			json_object_object_add(o, "hmean_ci95", jinterval(x->d.hm_lo, x->d.hm_hi));
+			jset_num10(o, "hmean", x->d.hmean);
+			jset(o, "hmean_ci95", jinterval(x->d.hm_lo, x->d.hm_hi));
 		}
-		json_object_object_add(o, "center", jnum(x->center));
-		json_object_object_add(o, "center_ci95", jinterval(x->center_lo, x->center_hi));
-		json_object_object_add(o, "noisy", json_object_new_boolean(x->noisy));
+		jset_num10(o, "center", x->center);
+		jset(o, "center_ci95", jinterval(x->center_lo, x->center_hi));
+		jset_bool(o, "noisy", x->noisy);
 	}
 	if (g != c->base) {
 		json_object *vs = json_object_new_object();
-		json_object_object_add(vs, "verdict", json_object_new_string(cmp_verdict_name(x->verdict)));
-		json_object_object_add(vs, "relative", jnum(x->rel));
-		json_object_object_add(vs, "relative_ci95", jinterval(x->rel_lo, x->rel_hi));
+		jset_str(vs, "verdict", cmp_verdict_name(x->verdict));
+		jset_num10(vs, "relative", x->rel);
+		jset(vs, "relative_ci95", jinterval(x->rel_lo, x->rel_hi));
 		if (x->have_test) {
-			json_object_object_add(vs, "relative_ci95_method", json_object_new_string(
-				x->ci_boot ? "bootstrap" : "fieller"));
-			json_object_object_add(vs, "relative_ci95_bootstrap",
-					       jinterval(x->boot_lo, x->boot_hi));
-			json_object_object_add(vs, "relative_ci95_fieller",
-					       jinterval(x->fieller_lo, x->fieller_hi));
+			jset_str(vs, "relative_ci95_method", x->ci_boot ? "bootstrap" : "fieller");
+			jset(vs, "relative_ci95_bootstrap", jinterval(x->boot_lo, x->boot_hi));
+			jset(vs, "relative_ci95_fieller", jinterval(x->fieller_lo, x->fieller_hi));
 		}
 		if (x->have_test) {
 			json_object *w = json_object_new_object();
-			json_object_object_add(w, "t", jnum(x->welch.t));
-			json_object_object_add(w, "df", jnum(x->welch.df));
-			json_object_object_add(w, "p", jnum(x->welch.p));
-			json_object_object_add(vs, "welch", w);
-			json_object_object_add(vs, "p", jnum(x->welch.p));
-			json_object_object_add(vs, "q_bh", jnum(x->q));
-			json_object_object_add(vs, "mde", jnum(x->mde));
+			jset_num10(w, "t", x->welch.t);
+			jset_num10(w, "df", x->welch.df);
+			jset_num10(w, "p", x->welch.p);
+			jset(vs, "welch", w);
+			jset_num10(vs, "p", x->welch.p);
+			jset_num10(vs, "q_bh", x->q);
+			jset_num10(vs, "mde", x->mde);
 		}
 		if (x->have_mwu) {
 			json_object *u = json_object_new_object();
-			json_object_object_add(u, "u", jnum(x->mwu.u));
-			json_object_object_add(u, "p", jnum(x->mwu.p));
-			json_object_object_add(u, "method", json_object_new_string(
-				x->mwu.exact ? "exact" : "normal, tie-corrected"));
-			json_object_object_add(vs, "mann_whitney", u);
+			jset_num10(u, "u", x->mwu.u);
+			jset_num10(u, "p", x->mwu.p);
+			jset_str(u, "method", x->mwu.exact ? "exact" : "normal, tie-corrected");
+			jset(vs, "mann_whitney", u);
 		}
-		json_object_object_add(vs, "note", x->note[0] ? json_object_new_string(x->note) : NULL);
-		json_object_object_add(o, "vs_baseline", vs);
+		jset(vs, "note", x->note[0] ? json_object_new_string(x->note) : NULL);
+		jset(o, "vs_baseline", vs);
 	}
 	return o;
 }
@@ -99,21 +87,21 @@ static json_object *hist_json(const struct cmp_hist *h)
 	static const char *const names[5] = { "p50", "p90", "p99", "p99_9", "p99_99" };
 	json_object *o = json_object_new_object(), *counts;
 	size_t last = 0;
-	json_object_object_add(o, "histograms", json_object_new_int(h->histograms));
-	json_object_object_add(o, "bucket_us", json_object_new_int(1));
-	json_object_object_add(o, "buckets", json_object_new_int64((int64_t)h->nb));
-	json_object_object_add(o, "samples", json_object_new_int64((int64_t)h->samples));
-	json_object_object_add(o, "overflows", json_object_new_int64((int64_t)h->overflows));
-	json_object_object_add(o, "max", jnum(h->max));
+	jset_int(o, "histograms", h->histograms);
+	jset_int(o, "bucket_us", 1);
+	jset_i64(o, "buckets", (int64_t)h->nb);
+	jset_i64(o, "samples", (int64_t)h->samples);
+	jset_i64(o, "overflows", (int64_t)h->overflows);
+	jset_num10(o, "max", h->max);
 	for (int k = 0; k < 5; k++)
-		json_object_object_add(o, names[k], jnum(h->pct[k]));
+		jset_num10(o, names[k], h->pct[k]);
 	for (size_t i = 0; i < h->nb; i++)
 		if (h->counts[i])
 			last = i + 1;
 	counts = json_object_new_array_ext((int)last);
 	for (size_t i = 0; i < last; i++)
 		json_object_array_add(counts, json_object_new_int64((int64_t)h->counts[i]));
-	json_object_object_add(o, "counts", counts);
+	jset(o, "counts", counts);
 	return o;
 }
 
@@ -124,150 +112,146 @@ json_object *comparison_to_json(const struct comparison *c)
 					     "image_release", "kernel_release", "realtime",
 					     "config_hash", "extra_cmdline", NULL };
 
-	json_object_object_add(doc, "schema", json_object_new_string(COMPARISON_SCHEMA));
-	json_object_object_add(doc, "schema_version", json_object_new_int(COMPARISON_SCHEMA_VERSION));
-	json_object_object_add(doc, "created", json_object_new_string(c->created));
+	jset_str(doc, "schema", COMPARISON_SCHEMA);
+	jset_int(doc, "schema_version", COMPARISON_SCHEMA_VERSION);
+	jset_str(doc, "created", c->created);
 	o = json_object_new_object();
-	json_object_object_add(o, "version", json_object_new_string(KB_VERSION));
-	json_object_object_add(o, "commit", json_object_new_string(KB_GIT_COMMIT));
-	json_object_object_add(doc, "kbench", o);
-	json_object_object_add(doc, "suite", json_object_new_string(c->suite));
-	json_object_object_add(doc, "accel", json_object_new_string(c->accel));
-	json_object_object_add(doc, "baseline", json_object_new_string(c->g[c->base].name));
+	jset_str(o, "version", KB_VERSION);
+	jset_str(o, "commit", KB_GIT_COMMIT);
+	jset(doc, "kbench", o);
+	jset_str(doc, "suite", c->suite);
+	jset_str(doc, "accel", c->accel);
+	jset_str(doc, "baseline", c->g[c->base].name);
 
 	o = json_object_new_object();
-	json_object_object_add(o, "confidence", jnum(STATS_LEVEL));
-	json_object_object_add(o, "alpha", jnum(STATS_ALPHA));
-	json_object_object_add(o, "power", jnum(STATS_POWER));
-	json_object_object_add(o, "test", json_object_new_string("welch"));
-	json_object_object_add(o, "interval", json_object_new_string(
-		"bootstrap (expanded percentile, Hesterberg 2015) of the ratio of means (harmonic "
-		"means for rates) when both sides have bootstrap_min_n values, else Fieller's "
-		"interval with Welch's df"));
-	json_object_object_add(o, "bootstrap_min_n", json_object_new_int(CMP_BOOT_MIN_N));
-	json_object_object_add(o, "bootstrap_seed", json_object_new_int64(c->seed));
-	json_object_object_add(o, "bootstrap_resamples", json_object_new_int(c->reps));
-	json_object_object_add(o, "rng", json_object_new_string("gsl mt19937"));
+	jset_num10(o, "confidence", STATS_LEVEL);
+	jset_num10(o, "alpha", STATS_ALPHA);
+	jset_num10(o, "power", STATS_POWER);
+	jset_str(o, "test", "welch");
+	jset_str(o, "interval", "bootstrap (expanded percentile, Hesterberg 2015) of the ratio of "
+		 "means (harmonic means for rates) when both sides have bootstrap_min_n values, "
+		 "else Fieller's interval with Welch's df");
+	jset_int(o, "bootstrap_min_n", CMP_BOOT_MIN_N);
+	jset_i64(o, "bootstrap_seed", c->seed);
+	jset_int(o, "bootstrap_resamples", c->reps);
+	jset_str(o, "rng", "gsl mt19937");
 	a = json_object_new_object();
 	for (int k = 0; k <= CMP_CLASS_TAIL; k++) {
 		json_object *d = json_object_new_object();
 		double me, cv;
 		cmp_class_defaults(k, &me, &cv);
-		json_object_object_add(d, "min_effect", jnum(me));
-		json_object_object_add(d, "max_cv", jnum(cv));
-		json_object_object_add(a, cmp_class_name(k), d);
+		jset_num10(d, "min_effect", me);
+		jset_num10(d, "max_cv", cv);
+		jset(a, cmp_class_name(k), d);
 	}
-	json_object_object_add(o, "class_defaults", a);
-	json_object_object_add(doc, "settings", o);
-	json_object_object_add(doc, "campaign", c->campaign ? json_object_get(c->campaign) : NULL);
+	jset(o, "class_defaults", a);
+	jset(doc, "settings", o);
+	jset(doc, "campaign", c->campaign ? json_object_get(c->campaign) : NULL);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->in->n; i++) {
 		const struct cmp_input *x = &c->in->v[i];
 		json_object *h = jget(x->doc, "host");
 		o = json_object_new_object();
-		json_object_object_add(o, "path", json_object_new_string(x->path));
-		json_object_object_add(o, "group", json_object_new_string(x->group));
-		json_object_object_add(o, "run_id", json_object_new_string(or_empty(jstr(x->doc, "run_id"))));
-		json_object_object_add(o, "status", json_object_new_string(or_empty(jstr(x->doc, "status"))));
-		json_object_object_add(o, "started", json_object_new_string(or_empty(jstr(x->doc, "started"))));
-		json_object_object_add(o, "host", json_object_get(h));
-		json_object_object_add(o, "guest", json_object_get(jget(x->doc, "guest")));
+		jset_str(o, "path", x->path);
+		jset_str(o, "group", x->group);
+		jset_str(o, "run_id", or_empty(jstr(x->doc, "run_id")));
+		jset_str(o, "status", or_empty(jstr(x->doc, "status")));
+		jset_str(o, "started", or_empty(jstr(x->doc, "started")));
+		jset(o, "host", json_object_get(h));
+		jset(o, "guest", json_object_get(jget(x->doc, "guest")));
 		json_object_array_add(a, o);
 	}
-	json_object_object_add(doc, "inputs", a);
+	jset(doc, "inputs", a);
 
 	a = json_object_new_array();
 	for (size_t g = 0; g < c->ng; g++) {
 		json_object *runs = json_object_new_array();
 		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(c->g[g].name));
+		jset_str(o, "name", c->g[g].name);
 		for (int k = 0; vkeys[k]; k++) {
 			const char *s = cmp_group_str(c, g, "variant", vkeys[k]);
-			json_object_object_add(o, vkeys[k], s ? json_object_new_string(s) : NULL);
+			jset(o, vkeys[k], s ? json_object_new_string(s) : NULL);
 		}
 		for (size_t k = 0; k < c->g[g].ninputs; k++)
 			json_object_array_add(runs, json_object_new_string(
 				or_empty(jstr(c->in->v[c->g[g].inputs[k]].doc, "run_id"))));
-		json_object_object_add(o, "runs", runs);
-		json_object_object_add(o, "iterations_ok", json_object_new_int(c->g[g].ok));
-		json_object_object_add(o, "iterations_failed", json_object_new_int(c->g[g].failed));
-		json_object_object_add(o, "iterations_warmup", json_object_new_int(c->g[g].warmup));
-		json_object_object_add(o, "score", jnum(c->g[g].score));
-		json_object_object_add(o, "score_metrics", json_object_new_int(c->g[g].score_n));
+		jset(o, "runs", runs);
+		jset_int(o, "iterations_ok", c->g[g].ok);
+		jset_int(o, "iterations_failed", c->g[g].failed);
+		jset_int(o, "iterations_warmup", c->g[g].warmup);
+		jset_num10(o, "score", c->g[g].score);
+		jset_int(o, "score_metrics", c->g[g].score_n);
 		json_object_array_add(a, o);
 	}
-	json_object_object_add(doc, "variants", a);
+	jset(doc, "variants", a);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
 		json_object *per = json_object_new_object();
 		o = json_object_new_object();
-		json_object_object_add(o, "label", json_object_new_string(m->label));
-		json_object_object_add(o, "workload", json_object_new_string(m->workload));
-		json_object_object_add(o, "metric", json_object_new_string(m->name));
-		json_object_object_add(o, "unit", json_object_new_string(m->unit));
-		json_object_object_add(o, "better", json_object_new_string(m->better > 0 ? "higher" : "lower"));
-		json_object_object_add(o, "class", json_object_new_string(cmp_class_name(m->cls)));
-		json_object_object_add(o, "center", json_object_new_string(
-			m->cls == CMP_CLASS_RATE ? "hmean" : "mean"));
-		json_object_object_add(o, "primary", json_object_new_boolean(m->primary));
-		json_object_object_add(o, "min_effect", jnum(m->min_effect));
-		json_object_object_add(o, "max_cv", jnum(m->max_cv));
+		jset_str(o, "label", m->label);
+		jset_str(o, "workload", m->workload);
+		jset_str(o, "metric", m->name);
+		jset_str(o, "unit", m->unit);
+		jset_str(o, "better", m->better > 0 ? "higher" : "lower");
+		jset_str(o, "class", cmp_class_name(m->cls));
+		jset_str(o, "center", m->cls == CMP_CLASS_RATE ? "hmean" : "mean");
+		jset_bool(o, "primary", m->primary);
+		jset_num10(o, "min_effect", m->min_effect);
+		jset_num10(o, "max_cv", m->max_cv);
 		for (size_t g = 0; g < c->ng; g++)
-			json_object_object_add(per, c->g[g].name, cell_json(c, m, g));
-		json_object_object_add(o, "variants", per);
+			jset(per, c->g[g].name, cell_json(c, m, g));
+		jset(o, "variants", per);
 		json_object_array_add(a, o);
 	}
-	json_object_object_add(doc, "metrics", a);
+	jset(doc, "metrics", a);
 
 	a = json_object_new_array();
 	for (size_t l = 0; l < c->nlat; l++) {
 		json_object *per = json_object_new_object();
 		o = json_object_new_object();
-		json_object_object_add(o, "label", json_object_new_string(c->lat[l].label));
+		jset_str(o, "label", c->lat[l].label);
 		for (size_t g = 0; g < c->ng; g++)
-			json_object_object_add(per, c->g[g].name,
-					       c->lat[l].h[g].ok ? hist_json(&c->lat[l].h[g]) : NULL);
-		json_object_object_add(o, "variants", per);
+			jset(per, c->g[g].name, c->lat[l].h[g].ok ? hist_json(&c->lat[l].h[g]) : NULL);
+		jset(o, "variants", per);
 		json_object_array_add(a, o);
 	}
-	json_object_object_add(doc, "latency", a);
+	jset(doc, "latency", a);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->nlocks; i++) {
 		const struct cmp_lockstat *k = &c->locks[i];
 		json_object *per = json_object_new_object();
 		o = json_object_new_object();
-		json_object_object_add(o, "label", json_object_new_string(k->label));
-		json_object_object_add(o, "counter", json_object_new_string(k->counter));
+		jset_str(o, "label", k->label);
+		jset_str(o, "counter", k->counter);
 		for (size_t g = 0; g < c->ng; g++)
-			json_object_object_add(per, c->g[g].name, k->n[g] ? jnum(k->sum[g] / k->n[g]) : NULL);
-		json_object_object_add(o, "mean_per_run", per);
+			jset(per, c->g[g].name, k->n[g] ? jnum10(k->sum[g] / k->n[g]) : NULL);
+		jset(o, "mean_per_run", per);
 		json_object_array_add(a, o);
 	}
-	json_object_object_add(doc, "lock_stats", a);
+	jset(doc, "lock_stats", a);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->nfail; i++) {
 		const struct cmp_failure *f = &c->fail[i];
 		o = json_object_new_object();
-		json_object_object_add(o, "variant", json_object_new_string(c->g[f->group].name));
-		json_object_object_add(o, "run_id", json_object_new_string(f->run_id));
-		json_object_object_add(o, "iteration", json_object_new_int(f->iteration));
-		json_object_object_add(o, "what", json_object_new_string(f->what));
-		json_object_object_add(o, "error", json_object_new_string(f->error));
-		json_object_object_add(o, "console_tail",
-				       f->console_tail ? json_object_new_string(f->console_tail) : NULL);
+		jset_str(o, "variant", c->g[f->group].name);
+		jset_str(o, "run_id", f->run_id);
+		jset_int(o, "iteration", f->iteration);
+		jset_str(o, "what", f->what);
+		jset_str(o, "error", f->error);
+		jset(o, "console_tail", f->console_tail ? json_object_new_string(f->console_tail) : NULL);
 		json_object_array_add(a, o);
 	}
-	json_object_object_add(doc, "failures", a);
+	jset(doc, "failures", a);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->warnings.n; i++)
 		json_object_array_add(a, json_object_new_string(c->warnings.v[i]));
-	json_object_object_add(doc, "warnings", a);
+	jset(doc, "warnings", a);
 	return doc;
 }
 
