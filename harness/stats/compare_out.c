@@ -105,24 +105,9 @@ static json_object *hist_json(const struct cmp_hist *h)
 	return o;
 }
 
-json_object *comparison_to_json(const struct comparison *c)
+static json_object *settings_json(const struct comparison *c)
 {
-	json_object *doc = json_object_new_object(), *o, *a;
-	static const char *const vkeys[] = { "description", "package", "package_version",
-					     "image_release", "kernel_release", "realtime",
-					     "config_hash", "extra_cmdline", NULL };
-
-	jset_str(doc, "schema", COMPARISON_SCHEMA);
-	jset_int(doc, "schema_version", COMPARISON_SCHEMA_VERSION);
-	jset_str(doc, "created", c->created);
-	o = json_object_new_object();
-	jset_str(o, "version", KB_VERSION);
-	jset_str(o, "commit", KB_GIT_COMMIT);
-	jset(doc, "kbench", o);
-	jset_str(doc, "suite", c->suite);
-	jset_str(doc, "accel", c->accel);
-	jset_str(doc, "baseline", c->g[c->base].name);
-
+	json_object *o, *a;
 	o = json_object_new_object();
 	jset_num10(o, "confidence", STATS_LEVEL);
 	jset_num10(o, "alpha", STATS_ALPHA);
@@ -145,10 +130,12 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset(a, cmp_class_name(k), d);
 	}
 	jset(o, "class_defaults", a);
-	jset(doc, "settings", o);
-	jset(doc, "campaign", c->campaign ? json_object_get(c->campaign) : NULL);
+	return o;
+}
 
-	a = json_object_new_array();
+static json_object *inputs_json(const struct comparison *c)
+{
+	json_object *o, *a = json_object_new_array();
 	for (size_t i = 0; i < c->in->n; i++) {
 		const struct cmp_input *x = &c->in->v[i];
 		json_object *h = jget(x->doc, "host");
@@ -162,16 +149,22 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset(o, "guest", json_object_get(jget(x->doc, "guest")));
 		json_object_array_add(a, o);
 	}
-	jset(doc, "inputs", a);
+	return a;
+}
 
-	a = json_object_new_array();
+static json_object *variants_json(const struct comparison *c)
+{
+	json_object *o, *a = json_object_new_array();
+	static const char *const vkeys[] = { "description", "package", "package_version",
+					     "image_release", "kernel_release", "realtime",
+					     "config_hash", "extra_cmdline", NULL };
 	for (size_t g = 0; g < c->ng; g++) {
 		json_object *runs = json_object_new_array();
 		o = json_object_new_object();
 		jset_str(o, "name", c->g[g].name);
 		for (int k = 0; vkeys[k]; k++) {
 			const char *s = cmp_group_str(c, g, "variant", vkeys[k]);
-			jset(o, vkeys[k], s ? json_object_new_string(s) : NULL);
+			jset_str(o, vkeys[k], s);
 		}
 		for (size_t k = 0; k < c->g[g].ninputs; k++)
 			json_object_array_add(runs, json_object_new_string(
@@ -184,9 +177,12 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset_int(o, "score_metrics", c->g[g].score_n);
 		json_object_array_add(a, o);
 	}
-	jset(doc, "variants", a);
+	return a;
+}
 
-	a = json_object_new_array();
+static json_object *metrics_json(const struct comparison *c)
+{
+	json_object *o, *a = json_object_new_array();
 	for (size_t i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
 		json_object *per = json_object_new_object();
@@ -206,9 +202,12 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset(o, "variants", per);
 		json_object_array_add(a, o);
 	}
-	jset(doc, "metrics", a);
+	return a;
+}
 
-	a = json_object_new_array();
+static json_object *latency_json(const struct comparison *c)
+{
+	json_object *o, *a = json_object_new_array();
 	for (size_t l = 0; l < c->nlat; l++) {
 		json_object *per = json_object_new_object();
 		o = json_object_new_object();
@@ -218,9 +217,12 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset(o, "variants", per);
 		json_object_array_add(a, o);
 	}
-	jset(doc, "latency", a);
+	return a;
+}
 
-	a = json_object_new_array();
+static json_object *locks_json(const struct comparison *c)
+{
+	json_object *o, *a = json_object_new_array();
 	for (size_t i = 0; i < c->nlocks; i++) {
 		const struct cmp_lockstat *k = &c->locks[i];
 		json_object *per = json_object_new_object();
@@ -232,9 +234,12 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset(o, "mean_per_run", per);
 		json_object_array_add(a, o);
 	}
-	jset(doc, "lock_stats", a);
+	return a;
+}
 
-	a = json_object_new_array();
+static json_object *failures_json(const struct comparison *c)
+{
+	json_object *o, *a = json_object_new_array();
 	for (size_t i = 0; i < c->nfail; i++) {
 		const struct cmp_failure *f = &c->fail[i];
 		o = json_object_new_object();
@@ -243,11 +248,33 @@ json_object *comparison_to_json(const struct comparison *c)
 		jset_int(o, "iteration", f->iteration);
 		jset_str(o, "what", f->what);
 		jset_str(o, "error", f->error);
-		jset(o, "console_tail", f->console_tail ? json_object_new_string(f->console_tail) : NULL);
+		jset_str(o, "console_tail", f->console_tail);
 		json_object_array_add(a, o);
 	}
-	jset(doc, "failures", a);
+	return a;
+}
 
+json_object *comparison_to_json(const struct comparison *c)
+{
+	json_object *doc = json_object_new_object(), *o, *a;
+	jset_str(doc, "schema", COMPARISON_SCHEMA);
+	jset_int(doc, "schema_version", COMPARISON_SCHEMA_VERSION);
+	jset_str(doc, "created", c->created);
+	o = json_object_new_object();
+	jset_str(o, "version", KB_VERSION);
+	jset_str(o, "commit", KB_GIT_COMMIT);
+	jset(doc, "kbench", o);
+	jset_str(doc, "suite", c->suite);
+	jset_str(doc, "accel", c->accel);
+	jset_str(doc, "baseline", c->g[c->base].name);
+	jset(doc, "settings", settings_json(c));
+	jset(doc, "campaign", c->campaign ? json_object_get(c->campaign) : NULL);
+	jset(doc, "inputs", inputs_json(c));
+	jset(doc, "variants", variants_json(c));
+	jset(doc, "metrics", metrics_json(c));
+	jset(doc, "latency", latency_json(c));
+	jset(doc, "lock_stats", locks_json(c));
+	jset(doc, "failures", failures_json(c));
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->warnings.n; i++)
 		json_object_array_add(a, json_object_new_string(c->warnings.v[i]));
