@@ -559,9 +559,18 @@ out:
 	return ret;
 }
 
+/* load=kbuild needs kbuild's tools too (kbench doctor lists them there) */
+static const struct host_tool cyclictest_tools[] = {
+	{ "cyclictest", "rt-tests", NULL },
+	{ "hackbench", "rt-tests", NULL },
+	{ NULL, NULL, NULL },
+};
+
 const struct workload_ops cyclictest_ops = {
 	.name = "cyclictest",
 	.description = "timer wake-up latency histogram, optionally under hackbench load (rt-tests)",
+	.headline = "lat_p99",
+	.tools = cyclictest_tools,
 	.opts = cyclictest_opts,
 	.params_size = sizeof(struct cyclictest_params),
 	.defaults = cyclictest_defaults,

@@ -311,9 +311,17 @@ out:
 	return ret;
 }
 
+static const struct host_tool dbench_tools[] = {
+	{ "dbench", "dbench", NULL },
+	{ DBENCH_LOADFILE, "dbench", "dbench load file" },
+	{ NULL, NULL, NULL },
+};
+
 const struct workload_ops dbench_ops = {
 	.name = "dbench",
 	.description = "file system load: NetBench trace replay on the scratch disk (dbench 4.0)",
+	.headline = "throughput",
+	.tools = dbench_tools,
 	.opts = dbench_opts,
 	.params_size = sizeof(struct dbench_params),
 	.defaults = dbench_defaults,

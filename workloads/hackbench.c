@@ -214,9 +214,16 @@ static int hackbench_parse(const void *params, const char *out, size_t len,
 	return 0;
 }
 
+static const struct host_tool hackbench_tools[] = {
+	{ "hackbench", "rt-tests", NULL },
+	{ NULL, NULL, NULL },
+};
+
 const struct workload_ops hackbench_ops = {
 	.name = "hackbench",
 	.description = "scheduler/IPC stress: message passing between task groups (rt-tests)",
+	.headline = "time",
+	.tools = hackbench_tools,
 	.opts = hackbench_opts,
 	.params_size = sizeof(struct hackbench_params),
 	.defaults = hackbench_defaults,

@@ -576,10 +576,25 @@ out:
 	return ret;
 }
 
+/* The host's toolchain runs the build (natively for prepare=host, shared
+ * into the guest otherwise); qemu-img layers the cached disk. */
+static const struct host_tool kbuild_tools[] = {
+	{ "qemu-img", "qemu-utils", NULL },
+	{ "make", "make", NULL },
+	{ "gcc", "gcc", NULL },
+	{ NULL, NULL, NULL },
+};
+
 const struct workload_ops kbuild_ops = {
 	.name = "kbuild",
 	.description = "kernel compile in the guest: make -jN on linux-source-6.12 with the host's "
 		       "gcc (kernbench, rteval kcompile)",
+	/* "time", as compare.c's map had it: kbuild's metrics are elapsed,
+	 * user and sys, so no kbuild metric is a headline (comparison.json
+	 * "primary": false; the score leaves kbuild out). Kept so that
+	 * comparisons stay byte-identical; "elapsed" is what was meant. */
+	.headline = "time",
+	.tools = kbuild_tools,
 	.opts = kbuild_opts,
 	.params_size = sizeof(struct kbuild_params),
 	.defaults = kbuild_defaults,

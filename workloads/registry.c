@@ -9,12 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every workload kbench knows, in `kbench workloads` order. */
+/* Every workload kbench knows, in `kbench workloads` order (list.h). */
 static const struct workload_ops *const registry[] = {
-	&hackbench_ops,
-	&dbench_ops,
-	&cyclictest_ops,
-	&kbuild_ops,
+#define WORKLOAD(name) &name##_ops,
+#include "list.h"
 	NULL,
 };
 
@@ -33,6 +31,60 @@ const struct workload_ops *workload_find(const char *name)
 const struct workload_ops *const *workload_all(void)
 {
 	return registry;
+}
+
+/* A workload's headline metric, or NULL. */
+const char *workload_headline(const char *name)
+{
+	const struct workload_ops *w = workload_find(name);
+	return w ? w->headline : NULL;
+}
+
+/* Collect the tools of WS, skipping names already collected. */
+const struct host_tool **workload_tools(const struct workload_ops *const *ws)
+{
+	const struct host_tool **v = NULL;
+	size_t n = 0;
+
+	for (; *ws; ws++)
+		for (const struct host_tool *t = (*ws)->tools; t->name; t++) {
+			size_t i = 0;
+			while (i < n && strcmp(v[i]->name, t->name))
+				i++;
+			if (i < n)
+				continue;
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = t;
+		}
+	v = xrealloc(v, (n + 1) * sizeof(*v));
+	v[n] = NULL;
+	return v;
+}
+
+/* The path of T in PATH (a program) or T's own (a data file); NULL when
+ * it is missing. The caller frees it. */
+char *host_tool_find(const struct host_tool *t)
+{
+	if (!t->what)
+		return which(t->name);
+	return path_exists(t->name) ? xstrdup(t->name) : NULL;
+}
+
+/* Tools named, each with its package; data files absolute with a name;
+ * a headline NULL or a name. */
+static int check_tools(const struct workload_ops *w)
+{
+	if (w->headline && !*w->headline)
+		return error("workload '%s' has an empty headline (NULL: its first metric)",
+			     w->name);
+	for (const struct host_tool *t = w->tools; t->name; t++) {
+		if (!t->package || !*t->package)
+			return error("workload '%s' tool '%s' has no package", w->name, t->name);
+		if (!*t->name || (t->name[0] == '/') != (t->what != NULL))
+			return error("workload '%s' tool '%s': a data file is an absolute path "
+				     "with a 'what', a program neither", w->name, t->name);
+	}
+	return 0;
 }
 
 /* Bytes an option of TYPE occupies in a params struct. */
@@ -134,6 +186,8 @@ int workload_registry_check(void)
 			missing = "description";
 		else if (!w->opts)
 			missing = "opts";
+		else if (!w->tools)
+			missing = "tools";
 		else if (!w->params_size)
 			missing = "params_size";
 		else if (!w->defaults)
@@ -149,7 +203,7 @@ int workload_registry_check(void)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(registry[j]->name, w->name))
 				return error("workload '%s' is registered twice", w->name);
-		if (check_opts(w) || check_defaults(w))
+		if (check_opts(w) || check_tools(w) || check_defaults(w))
 			return -1;
 	}
 	return 0;

@@ -395,30 +395,30 @@ static int cmd_validate(int argc, char **argv)
 	return ret;
 }
 
+/* One line of kbench doctor for host tool T; 1 if it is missing. */
+static int doctor_tool(const struct host_tool *t)
+{
+	char *p = host_tool_find(t);
+	int missing = !p;
+	printf("  %-20s %s\n", t->what ? t->what : t->name, p ? p : "MISSING");
+	if (missing)
+		printf("    install with: apt-get install %s (or: make deps)\n", t->package);
+	free(p);
+	return missing;
+}
+
 static int cmd_doctor(int argc, char **argv)
 {
-	static const char *const tools[][2] = {
-		{ "qemu-system-x86_64", "qemu-system-x86" }, { "busybox", "busybox-static" },
-		{ "hackbench", "rt-tests" }, { "cyclictest", "rt-tests" }, { "dbench", "dbench" },
-		{ "cpio", "cpio" }, { "mkfs.ext4", "e2fsprogs" }, { "depmod", "kmod" },
-		{ "xz", "xz-utils" }, { "apt-get", "apt" }, { "dpkg-deb", "dpkg" }, { "ldd", "libc-bin" },
-		{ "qemu-img", "qemu-utils" }, { "make", "make" }, { "gcc", "gcc" },
-	};
+	const struct host_tool **wt = workload_tools(workload_all());
 	int bad = 0;
 	(void)argc;
 	(void)argv;
 	printf("kbench %s\n", KB_VERSION);
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		char *p = which(tools[i][0]);
-		printf("  %-20s %s\n", tools[i][0], p ? p : "MISSING");
-		if (!p) {
-			printf("    install with: apt-get install %s (or: make deps)\n", tools[i][1]);
-			bad = 1;
-		}
-		free(p);
-	}
-	printf("  %-20s %s\n", "dbench load file",
-	       path_exists("/usr/share/dbench/client.txt") ? "/usr/share/dbench/client.txt" : "MISSING");
+	for (const struct host_tool *t = run_host_tools; t->name; t++)
+		bad |= doctor_tool(t);
+	for (size_t i = 0; wt[i]; i++)
+		bad |= doctor_tool(wt[i]);
+	free(wt);
 	printf("cache: %s (%s)\n", cache_root(),
 	       access(cache_root(), W_OK) == 0 ? "writable" : path_exists(cache_root()) ?
 	       "NOT writable" : "not created yet");

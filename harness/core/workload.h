@@ -56,9 +56,26 @@ struct guest_cmd {
 void guest_cmd_init(struct guest_cmd *c);
 void guest_cmd_release(struct guest_cmd *c);
 
+/* A host program (looked up in PATH) or data file (an absolute path) that
+ * a workload's guest image carries or the host side of it runs, and the
+ * Debian package providing it: kbench doctor and run's checks name the
+ * package; harness/deps.sh must install it (a unit test checks). */
+struct host_tool {
+	const char *name;    /* "hackbench", or "/usr/share/dbench/client.txt" */
+	const char *package; /* "rt-tests" */
+	const char *what;    /* a data file's name in kbench doctor ("dbench
+			      * load file"); NULL for a program */
+};
+
 struct workload_ops {
 	const char *name;
 	const char *description;
+	/* The metric a comparison's score and the report's seed table use
+	 * (compare.c); NULL: the workload's first metric. */
+	const char *headline;
+	/* What the host needs for this workload, every option included;
+	 * terminated by a NULL name. */
+	const struct host_tool *tools;
 	const struct opt_def *opts; /* OPT_END-terminated */
 	size_t params_size;
 	/* Fill defaults; VCPUS is the guest's CPU count. */
@@ -142,11 +159,18 @@ const struct workload_ops *workload_find(const char *name);
 const struct workload_ops *const *workload_all(void);
 /* Verify every registered ops table has its callbacks; 0 or -1. */
 int workload_registry_check(void);
+/* The headline metric of the workload NAME; NULL for none or no such
+ * workload (then a comparison takes its first metric). */
+const char *workload_headline(const char *name);
+/* Where host tool T is (malloc'd), or NULL when it is missing. */
+char *host_tool_find(const struct host_tool *t);
+/* The tools of the NULL-terminated workloads WS, each name once, in their
+ * order: a NULL-terminated array for the caller to free(). */
+const struct host_tool **workload_tools(const struct workload_ops *const *ws);
 
-extern const struct workload_ops hackbench_ops;
-extern const struct workload_ops dbench_ops;
-extern const struct workload_ops cyclictest_ops;
-extern const struct workload_ops kbuild_ops;
+/* hackbench_ops, dbench_ops, ...: one per line of workloads/list.h */
+#define WORKLOAD(name) extern const struct workload_ops name##_ops;
+#include "../../workloads/list.h"
 
 /* kbuild (workloads/kbuild.c), shared with cyclictest's kbuild load. */
 enum kbuild_prepare {

@@ -768,22 +768,39 @@ static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
 
 /* Every host tool a run needs, checked before any work; exit 2 names the
  * package to install. */
-int check_tools(void)
+const struct host_tool run_host_tools[] = {
+	{ "qemu-system-x86_64", "qemu-system-x86", NULL }, { "busybox", "busybox-static", NULL },
+	{ "cpio", "cpio", NULL }, { "mkfs.ext4", "e2fsprogs", NULL }, { "depmod", "kmod", NULL },
+	{ "xz", "xz-utils", NULL }, { "apt-get", "apt", NULL }, { "dpkg-deb", "dpkg", NULL },
+	{ "ldd", "libc-bin", NULL }, { NULL, NULL, NULL },
+};
+
+/* Is T there? An error naming its package if not. */
+static int check_tool(const struct host_tool *t)
 {
-	static const char *const tools[][2] = {
-		{ "qemu-system-x86_64", "qemu-system-x86" }, { "busybox", "busybox-static" },
-		{ "cpio", "cpio" }, { "mkfs.ext4", "e2fsprogs" }, { "depmod", "kmod" },
-		{ "xz", "xz-utils" }, { "apt-get", "apt" }, { "dpkg-deb", "dpkg" },
-		{ "ldd", "libc-bin" },
-	};
+	char *p = host_tool_find(t);
+	if (p)
+		return free(p), 0;
+	return error("'%s' not found: install the Debian package %s (make deps does)", t->name,
+		     t->package);
+}
+
+/* The harness's tools and those of the workloads of suite S. */
+int check_tools(const struct suite *s)
+{
+	const struct workload_ops **ws = xcalloc(s->n + 1, sizeof(*ws));
+	const struct host_tool **wt;
 	int bad = 0;
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		char *p = which(tools[i][0]);
-		if (!p)
-			bad = error("'%s' not found: install the Debian package %s (make deps does)",
-				    tools[i][0], tools[i][1]);
-		free(p);
-	}
+
+	for (size_t i = 0; i < s->n; i++)
+		ws[i] = s->w[i].ops;
+	wt = workload_tools(ws);
+	for (const struct host_tool *t = run_host_tools; t->name; t++)
+		bad |= check_tool(t);
+	for (size_t i = 0; wt[i]; i++)
+		bad |= check_tool(wt[i]);
+	free(wt);
+	free(ws);
 	return bad;
 }
 
@@ -944,7 +961,7 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		error("guest agent '%s' is missing: run make", agent);
 		goto out;
 	}
-	if (check_tools() || check_space(runs))
+	if (check_tools(&s) || check_space(runs))
 		goto out;
 	iterations = o->iterations > 0 ? o->iterations : s.iterations;
 	if (kernel_get(&v, 0, &k) || kernel_image_check(k.vmlinuz))

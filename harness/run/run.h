@@ -54,7 +54,10 @@ void run_result_release(struct run_result *r);
 const char *agent_path(void);
 
 /* Check the host tools a run needs; -1 (errors printed) if any is missing. */
-int check_tools(void);
+int check_tools(const struct suite *s);
+/* The host programs the harness itself needs (kbench doctor lists them,
+ * then the workloads' tools); NULL-name-terminated. */
+extern const struct host_tool run_host_tools[];
 
 /* Parse the reference patch's lock counters; NULL if malformed. */
 json_object *parse_lock_stats(const char *text);

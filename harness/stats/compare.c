@@ -41,6 +41,7 @@
 #include "core/jsonutil.h"
 #include "run/results.h"
 #include "core/histogram.h"
+#include "core/workload.h"
 
 #include <gsl/gsl_sort.h>
 #include <dirent.h>
@@ -253,19 +254,6 @@ static enum cmp_class classify(const char *name, const char *unit)
 		if (!strcmp(name, central[i]))
 			return CMP_CLASS_LATENCY;
 	return CMP_CLASS_TAIL;
-}
-
-/* The headline metric of a workload: what the seed table and score use. */
-static const char *primary_metric(const char *workload)
-{
-	static const char *const map[][2] = {
-		{ "hackbench", "time" }, { "dbench", "throughput" }, { "cyclictest", "lat_p99" },
-		{ "kbuild", "time" },
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(workload, map[i][0]))
-			return map[i][1];
-	return NULL;
 }
 
 /* ---- building ---- */
@@ -919,7 +907,7 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 	/* metric_get sized cells by the groups known then: all of them */
 	for (size_t i = 0; i < c->nm; i++) {
 		struct cmp_metric *m = &c->m[i];
-		const char *p = primary_metric(m->workload);
+		const char *p = workload_headline(m->workload);
 		int seen = 0;
 		m->cls = classify(m->name, m->unit);
 		m->min_effect = rule_value(&o->min_effect, m->label, m->workload, m->name,
