@@ -116,7 +116,7 @@ clean:
 #   make fuzz-regress  replay fuzz/corpus and tests/fixtures/fuzz (seconds)
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_NAMES    = hackbench dbench cyclictest kbuild lock_stats proto config results trouble
+FUZZ_NAMES   := $(shell sed -n 's/^WORKLOAD(\([a-z0-9_]*\))$$/\1/p' workloads/list.h) lock_stats proto config results trouble
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE -Iharness -Wall -Wextra -Werror -MMD -MP $(FUZZ_SAN)

@@ -147,25 +147,13 @@ out:
 	return 0;
 }
 
-static int fuzz_hackbench(const uint8_t *data, size_t size)
-{
-	return fuzz_workload("hackbench", data, size);
-}
-
-static int fuzz_dbench(const uint8_t *data, size_t size)
-{
-	return fuzz_workload("dbench", data, size);
-}
-
-static int fuzz_cyclictest(const uint8_t *data, size_t size)
-{
-	return fuzz_workload("cyclictest", data, size);
-}
-
-static int fuzz_kbuild(const uint8_t *data, size_t size)
-{
-	return fuzz_workload("kbuild", data, size);
-}
+/* fuzz_hackbench, fuzz_dbench, ...: one per line of workloads/list.h */
+#define WORKLOAD(name)                                              \
+	static int fuzz_##name(const uint8_t *data, size_t size)    \
+	{                                                           \
+		return fuzz_workload(#name, data, size);            \
+	}
+#include "../workloads/list.h"
 
 /* ---- console logs scanned for kernel trouble (trouble.c) ---- */
 
@@ -319,10 +307,8 @@ out:
 }
 
 const struct fuzz_target fuzz_targets[] = {
-	{ "hackbench", fuzz_hackbench },
-	{ "dbench", fuzz_dbench },
-	{ "cyclictest", fuzz_cyclictest },
-	{ "kbuild", fuzz_kbuild },
+#define WORKLOAD(name) { #name, fuzz_##name },
+#include "../workloads/list.h"
 	{ "trouble", fuzz_trouble },
 	{ "lock_stats", fuzz_lock_stats },
 	{ "proto", fuzz_proto },

@@ -3,8 +3,11 @@
 # Called by `make deps` (and so by `make bench` and `make test`).
 # The last line is what building kernel variants from source needs.
 # `deps.sh test` and `deps.sh fuzz` add the packages of those targets.
+# The package of every workload's tool (.tools in workloads/*.c) and of the
+# harness's (run_host_tools, harness/run/run.c) must be in pkgs:
+# tests/unit/test_workloads.c checks.
 set -eu
-pkgs="build-essential qemu-system-x86 dbench rt-tests busybox-static
+pkgs="build-essential make gcc qemu-system-x86 dbench rt-tests busybox-static
 libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev libsqlite3-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
 python3 python3-jsonschema

@@ -17,6 +17,7 @@
 #include "../../fuzz/targets.h"
 #include "backend/guest.h"
 #include "core/util.h"
+#include "core/workload.h"
 
 #ifndef KB_SRCDIR
 #error "KB_SRCDIR must name the source tree"
@@ -67,6 +68,16 @@ static void test_replay(void **state)
 		free(seeds);
 		free(crashes);
 	}
+}
+
+/* Every workload's parser is a target (fuzz/targets.c and the Makefile's
+ * FUZZ_NAMES derive them from workloads/list.h), with a seed corpus. */
+static void test_workload_targets(void **state)
+{
+	(void)state;
+	for (const struct workload_ops *const *w = workload_all(); *w; w++)
+		if (!fuzz_target_find((*w)->name))
+			fail_msg("workload '%s' has no fuzz target (fuzz/targets.c)", (*w)->name);
 }
 
 /* Inputs no file holds: nothing at all, and one byte of each kind. */
@@ -127,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_workload_targets),
 		cmocka_unit_test(test_tiny_inputs),
 		cmocka_unit_test(test_proto_line),
 	};

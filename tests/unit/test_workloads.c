@@ -15,6 +15,7 @@
 
 #include "core/workload.h"
 #include "core/histogram.h"
+#include "run/run.h"
 
 #ifndef KB_SRCDIR
 #error "KB_SRCDIR must name the source tree"
@@ -188,7 +189,139 @@ static void test_registry(void **state)
 	for (; *all; all++) {
 		assert_non_null((*all)->check);
 		assert_non_null((*all)->description);
+		assert_non_null((*all)->tools);
 	}
+}
+
+/* The headlines compare.c's map had (comparison.json must not change). */
+static void test_headlines(void **state)
+{
+	(void)state;
+	assert_string_equal(workload_headline("hackbench"), "time");
+	assert_string_equal(workload_headline("dbench"), "throughput");
+	assert_string_equal(workload_headline("cyclictest"), "lat_p99");
+	assert_string_equal(workload_headline("kbuild"), "time");
+	assert_null(workload_headline("fio"));
+	assert_null(workload_headline(NULL));
+}
+
+/* Tools come once each, in registry order, with their packages. */
+static void test_tools(void **state)
+{
+	static const char *const want[][2] = {
+		{ "hackbench", "rt-tests" }, { "dbench", "dbench" },
+		{ "/usr/share/dbench/client.txt", "dbench" }, { "cyclictest", "rt-tests" },
+		{ "qemu-img", "qemu-utils" }, { "make", "make" }, { "gcc", "gcc" },
+	};
+	const struct workload_ops *two[] = { &cyclictest_ops, &hackbench_ops, NULL };
+	const struct host_tool **t = workload_tools(workload_all());
+	size_t n = 0;
+	(void)state;
+	for (; t[n]; n++) {
+		assert_true(n < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(t[n]->name, want[n][0]);
+		assert_string_equal(t[n]->package, want[n][1]);
+	}
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	free(t);
+	t = workload_tools(two);
+	assert_string_equal(t[0]->name, "cyclictest");
+	assert_string_equal(t[1]->name, "hackbench");
+	assert_null(t[2]);
+	free(t);
+	t = workload_tools(two + 2);
+	assert_null(t[0]);
+	free(t);
+}
+
+/* ---- lists that cannot be derived from workloads/list.h -------------- */
+
+/* The words of harness/deps.sh's base package list (pkgs="...": the
+ * packages `make deps` installs, without the test and fuzz extras). */
+static char *deps_packages(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/harness/deps.sh", KB_SRCDIR);
+	const char *start, *end;
+	char *words;
+
+	if (read_file(path, &sb, 0))
+		fail_msg("cannot read %s", path);
+	start = strstr(sb.buf, "\npkgs=\"");
+	end = start ? strchr(start + 7, '"') : NULL;
+	if (!end)
+		fail_msg("%s: no pkgs=\"...\" list", path);
+	words = xasprintf(" %.*s ", (int)(end - start - 7), start + 7);
+	for (char *c = words; *c; c++)
+		if (*c == '\n' || *c == '\t')
+			*c = ' ';
+	sb_release(&sb);
+	free(path);
+	return words;
+}
+
+/* Is PKG a word of WORDS (" a b c ")? */
+static int has_word(const char *words, const char *pkg)
+{
+	char *w = xasprintf(" %s ", pkg);
+	int found = strstr(words, w) != NULL;
+	free(w);
+	return found;
+}
+
+/* Every package a workload or the harness needs is in deps.sh. */
+static void test_deps_list(void **state)
+{
+	/* Debian's Essential packages: always installed */
+	static const char *const essential[] = { "dpkg", "libc-bin", NULL };
+	const struct host_tool **t = workload_tools(workload_all());
+	char *words = deps_packages();
+	(void)state;
+	for (size_t i = 0; t[i]; i++)
+		if (!has_word(words, t[i]->package))
+			fail_msg("harness/deps.sh: package '%s' (for '%s', a workload's tool) is not in "
+				 "its pkgs list: add it there", t[i]->package, t[i]->name);
+	for (const struct host_tool *h = run_host_tools; h->name; h++) {
+		int ess = 0;
+		for (size_t i = 0; essential[i]; i++)
+			ess |= !strcmp(essential[i], h->package);
+		if (!ess && !has_word(words, h->package))
+			fail_msg("harness/deps.sh: package '%s' (for '%s', run_host_tools in "
+				 "harness/run/run.c) is not in its pkgs list: add it there",
+				 h->package, h->name);
+	}
+	free(words);
+	free(t);
+}
+
+/* docs/results.schema.json's suite workload enum is the registry. */
+static void test_schema_enum(void **state)
+{
+	static const char *const path[] = { "properties", "suite", "properties", "workloads",
+					    "items", "properties", "workload", "enum" };
+	char *file = xasprintf("%s/docs/results.schema.json", KB_SRCDIR);
+	json_object *doc = json_object_from_file(file), *e = doc;
+	size_t n = 0;
+	(void)state;
+	for (size_t i = 0; e && i < sizeof(path) / sizeof(path[0]); i++)
+		e = json_object_object_get(e, path[i]);
+	if (!e || !json_object_is_type(e, json_type_array))
+		fail_msg("%s: no suite.workloads[].workload enum", file);
+	for (const struct workload_ops *const *w = workload_all(); *w; w++, n++) {
+		size_t i = 0;
+		while (i < json_object_array_length(e) &&
+		       strcmp(json_object_get_string(json_object_array_get_idx(e, i)), (*w)->name))
+			i++;
+		if (i == json_object_array_length(e))
+			fail_msg("%s: workload '%s' is missing from the suite.workloads[].workload "
+				 "enum: add it there", file, (*w)->name);
+	}
+	if (json_object_array_length(e) != n)
+		fail_msg("%s: the suite.workloads[].workload enum names %zu workloads, "
+			 "workloads/list.h %zu: make them the same", file,
+			 json_object_array_length(e), n);
+	json_object_put(doc);
+	free(file);
 }
 
 static void test_numbers(void **state)
@@ -1044,6 +1177,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_headlines),
+		cmocka_unit_test(test_tools),
+		cmocka_unit_test(test_deps_list),
+		cmocka_unit_test(test_schema_enum),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_guest_cmd),
