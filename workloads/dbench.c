@@ -196,6 +196,30 @@ enum db_stage {
  * max_latency=Y ms". Progress lines carry nothing we keep and are skipped;
  * everything else must be there, in order, for the clients we asked for.
  */
+/* "Throughput 1234.5 MB/sec 2 clients 2 procs max_latency=12.3 ms": the
+ * clients asked for, and a throughput dbench measured. */
+static int parse_summary(const struct dbench_params *p, const struct line *ln, double *mbs,
+			 double *maxlat, struct parse_error *err)
+{
+	uint64_t clients, procs;
+
+	if (line_match(ln, "Throughput %f MB/sec %u clients %u procs max_latency=%f ms",
+		       mbs, &clients, &procs, maxlat))
+		return parse_fail(err, ln->no, "malformed summary '%.*s'", LINE_SHOW(ln));
+	if (clients != (uint64_t)p->clients || procs != (uint64_t)p->clients)
+		return parse_fail(err, ln->no, "dbench ran %llu clients in %llu procs, expected %d",
+				  (unsigned long long)clients, (unsigned long long)procs,
+				  p->clients);
+	/* dbench's figure is that of its last whole second after the
+	 * warm-up; a run that never had one prints 0 (seen with -t 1,
+	 * and when slow clients keep it in warm-up to the end) */
+	if (*mbs <= 0)
+		return parse_fail(err, ln->no, "dbench measured no second after its warm-up "
+				  "(throughput 0): the run is too short for this machine, "
+				  "raise 'duration'");
+	return 0;
+}
+
 static int dbench_parse(const void *params, const char *out, size_t len,
 			struct metric_set *ms, struct parse_error *err)
 {
@@ -205,7 +229,6 @@ static int dbench_parse(const void *params, const char *out, size_t len,
 	enum db_stage stage = DB_BANNER;
 	json_object *ops = json_object_new_object();
 	double mbs = 0, maxlat = 0;
-	uint64_t clients, procs;
 	int r, ret = -1;
 
 	line_iter_init(&it, out, len);
@@ -255,26 +278,8 @@ static int dbench_parse(const void *params, const char *out, size_t len,
 		case DB_SUMMARY:
 			if (line_is_blank(&ln))
 				continue;
-			if (line_match(&ln, "Throughput %f MB/sec %u clients %u procs max_latency=%f ms",
-				       &mbs, &clients, &procs, &maxlat)) {
-				parse_fail(err, ln.no, "malformed summary '%.*s'", LINE_SHOW(&ln));
+			if (parse_summary(p, &ln, &mbs, &maxlat, err))
 				goto out;
-			}
-			if (clients != (uint64_t)p->clients || procs != (uint64_t)p->clients) {
-				parse_fail(err, ln.no, "dbench ran %llu clients in %llu procs, expected %d",
-					   (unsigned long long)clients, (unsigned long long)procs,
-					   p->clients);
-				goto out;
-			}
-			/* dbench's figure is that of its last whole second after the
-			 * warm-up; a run that never had one prints 0 (seen with -t 1,
-			 * and when slow clients keep it in warm-up to the end) */
-			if (mbs <= 0) {
-				parse_fail(err, ln.no, "dbench measured no second after its warm-up "
-					   "(throughput 0): the run is too short for this machine, "
-					   "raise 'duration'");
-				goto out;
-			}
 			stage = DB_DONE;
 			break;
 		case DB_DONE:

@@ -170,17 +170,80 @@ static int restore_pristine(const char *root)
 	return 0;
 }
 
+/* prepare=host: configure and `make prepare` the tree at SRC into OBJ on
+ * the host, logging to LOG. */
+static int prepare_natively(const char *config, const char *src, const char *obj,
+			    const char *log)
+{
+	struct strvec argv = STRVEC_INIT;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret = 0;
+
+	info("kbench: kbuild: configuring (%s) and running make prepare natively, log %s",
+	     config_goal(config), log);
+	/* the guest's environment, not ours: kconfig records tools it
+	 * finds (rustc in a user's PATH) and would re-run in the guest */
+	strvec_push(&argv, "env");
+	strvec_push(&argv, "-i");
+	kbuild_env(&argv);
+	strvec_push(&argv, "make");
+	strvec_push(&argv, "-C");
+	strvec_push(&argv, src);
+	strvec_pushf(&argv, "O=%s", obj);
+	strvec_pushf(&argv, "-j%ld", ncpu > 0 ? ncpu : 1);
+	strvec_push(&argv, config_goal(config));
+	strvec_push(&argv, "prepare");
+	if (run_logged((const char *const *)argv.v, NULL, log, 3600))
+		ret = step_fail("prepare", log, "configuring or `make prepare` failed");
+	strvec_clear(&argv);
+	return ret;
+}
+
+/* Write the tree under ROOT into the ext4 image IMG (via IMG.tmp). */
+static int write_image(const char *root, const char *img, const char *log)
+{
+	struct strvec argv = STRVEC_INIT;
+	char tmp[KB_PATH_MAX];
+	int ret = -1;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", img);
+	unlink(tmp);
+	info("kbench: kbuild: writing the tree into an ext4 image (mkfs.ext4 -d)");
+	strvec_push(&argv, "mkfs.ext4");
+	strvec_push(&argv, "-q");
+	strvec_push(&argv, "-F");
+	strvec_push(&argv, "-L");
+	strvec_push(&argv, "kbuild");
+	strvec_push(&argv, "-d");
+	strvec_push(&argv, root);
+	strvec_push(&argv, tmp);
+	strvec_pushf(&argv, "%dM", KBUILD_DISK_MB);
+	if (run_logged((const char *const *)argv.v, NULL, log, 1800)) {
+		unlink(tmp);
+		step_fail("image", log, "mkfs.ext4 -d failed (is the disk full?)");
+		goto out;
+	}
+	if (rename(tmp, img)) {
+		error("cannot rename '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	strvec_clear(&argv);
+	return ret;
+}
+
 /* kbuild_disk, keeping the disk's lock when LOCKFD is not NULL. */
 static int disk_locked(const char *config, enum kbuild_prepare prep, struct image_needs *needs,
 		       char *src, size_t srclen, char *obj, size_t objlen, int *lockfd)
 {
 	char tree[KB_PATH_MAX], ident[600], cc[256], cfgkey[80], h[65], dir[KB_PATH_MAX];
-	char root[KB_PATH_MAX], img[KB_PATH_MAX], tmp[KB_PATH_MAX], log[KB_PATH_MAX];
+	char root[KB_PATH_MAX], img[KB_PATH_MAX], log[KB_PATH_MAX];
 	char locks[KB_PATH_MAX];
 	struct strbuf key = STRBUF_INIT;
 	struct strvec argv = STRVEC_INIT;
 	int lock = -1, ret = -1, host = prep == KB_PREP_HOST;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	double t0 = now_mono();
 
 	if (kernel_source(KBUILD_TREE_PKG, KBUILD_RELEASE, tree, sizeof(tree), ident, sizeof(ident),
@@ -244,49 +307,8 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 		if (copy_file(config, dst, 0644))
 			goto out;
 	}
-	if (host) {
-		info("kbench: kbuild: configuring (%s) and running make prepare natively, log %s",
-		     config_goal(config), log);
-		/* the guest's environment, not ours: kconfig records tools it
-		 * finds (rustc in a user's PATH) and would re-run in the guest */
-		strvec_push(&argv, "env");
-		strvec_push(&argv, "-i");
-		kbuild_env(&argv);
-		strvec_push(&argv, "make");
-		strvec_push(&argv, "-C");
-		strvec_push(&argv, src);
-		strvec_pushf(&argv, "O=%s", obj);
-		strvec_pushf(&argv, "-j%ld", ncpu > 0 ? ncpu : 1);
-		strvec_push(&argv, config_goal(config));
-		strvec_push(&argv, "prepare");
-		if (run_logged((const char *const *)argv.v, NULL, log, 3600)) {
-			step_fail("prepare", log, "configuring or `make prepare` failed");
-			goto out;
-		}
-		strvec_clear(&argv);
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", img);
-	unlink(tmp);
-	info("kbench: kbuild: writing the tree into an ext4 image (mkfs.ext4 -d)");
-	strvec_push(&argv, "mkfs.ext4");
-	strvec_push(&argv, "-q");
-	strvec_push(&argv, "-F");
-	strvec_push(&argv, "-L");
-	strvec_push(&argv, "kbuild");
-	strvec_push(&argv, "-d");
-	strvec_push(&argv, root);
-	strvec_push(&argv, tmp);
-	strvec_pushf(&argv, "%dM", KBUILD_DISK_MB);
-	if (run_logged((const char *const *)argv.v, NULL, log, 1800)) {
-		unlink(tmp);
-		step_fail("image", log, "mkfs.ext4 -d failed (is the disk full?)");
+	if ((host && prepare_natively(config, src, obj, log)) || write_image(root, img, log))
 		goto out;
-	}
-	if (rename(tmp, img)) {
-		error("cannot rename '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 	info("kbench: kbuild: tree disk ready in %.0f s", now_mono() - t0);
 done:
 	needs->hostroot = 1;
