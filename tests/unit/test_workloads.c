@@ -199,7 +199,7 @@ static void test_headlines(void **state)
 	assert_string_equal(workload_headline("hackbench"), "time");
 	assert_string_equal(workload_headline("dbench"), "throughput");
 	assert_string_equal(workload_headline("cyclictest"), "lat_p99");
-	assert_string_equal(workload_headline("kbuild"), "time");
+	assert_string_equal(workload_headline("kbuild"), "elapsed");
 	assert_null(workload_headline("no-such-workload"));
 	assert_null(workload_headline(NULL));
 }
@@ -639,6 +639,57 @@ static void parse_ok(const struct workload_ops *w, const char *name, const char 
 		fail_msg("%s/%s rejected: line %d: %s", w->name, name, err.line, err.msg);
 	free(buf);
 	free(p);
+}
+
+/* Every workload's headline is a metric it really produces: one its
+ * parser adds from a real captured output, or, for a command whose times
+ * the agent measures (report_times), one of elapsed, user and sys (run.c).
+ * kbuild's headline was "time", which no kbuild run ever had, so kbuild
+ * never counted in a comparison's score. */
+static void test_headline_is_produced(void **state)
+{
+	const struct {
+		const char *workload, *fixture;
+		const char *const *kv;
+	} t[] = {
+		{ "hackbench", "process-socket.txt", NOKV },
+		{ "dbench", "t3-c1.txt", KV("clients=1", "duration=3") },
+		{ "cyclictest", "t2-h200.txt", KV("threads=2", "histogram=200", "duration=3") },
+		{ "kbuild", "locking.txt", KV("target=kernel/locking/") },
+	};
+	(void)state;
+	for (const struct workload_ops *const *w = workload_all(); *w; w++) {
+		const char *fx = NULL, *h = (*w)->headline;
+		const char *const *kv = NOKV;
+		struct metric_set ms = METRIC_SET_INIT;
+		struct guest_cmd cmd;
+		void *p;
+		int found;
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+			if (!strcmp(t[i].workload, (*w)->name)) {
+				fx = t[i].fixture;
+				kv = t[i].kv;
+			}
+		if (!fx)
+			fail_msg("workload %s: name a real output in test_headline_is_produced",
+				 (*w)->name);
+		p = params_with(*w, 2, kv);
+		parse_ok(*w, fx, kv, &ms);
+		guest_cmd_init(&cmd);
+		assert_int_equal((*w)->command(p, &cmd), 0);
+		if (!h)
+			found = ms.n > 0;
+		else
+			found = metric_set_get(&ms, h) != NULL ||
+				(cmd.report_times && (!strcmp(h, "elapsed") || !strcmp(h, "user") ||
+						      !strcmp(h, "sys")));
+		if (!found)
+			fail_msg("workload %s: headline '%s' is not a metric it produces",
+				 (*w)->name, h ? h : "(first)");
+		guest_cmd_release(&cmd);
+		metric_set_release(&ms);
+		free(p);
+	}
 }
 
 static void test_hackbench_good(void **state)
@@ -1180,6 +1231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_headlines),
+		cmocka_unit_test(test_headline_is_produced),
 		cmocka_unit_test(test_tools),
 		cmocka_unit_test(test_deps_list),
 		cmocka_unit_test(test_schema_enum),
