@@ -4,6 +4,7 @@
  * KB_PROTO_MAX_LINE, parsed by json-c, and checked for the fields we use.
  */
 #include "backend/guest.h"
+#include "backend/backend.h"
 #include "agent/proto.h"
 
 #include <errno.h>
@@ -14,37 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *accel_name(enum accel a)
-{
-	switch (a) {
-	case ACCEL_KVM:
-		return "kvm";
-	case ACCEL_TCG:
-		return "tcg";
-	default:
-		return "auto";
-	}
-}
-
-int accel_parse(const char *s, enum accel *a)
-{
-	if (!strcmp(s, "auto"))
-		*a = ACCEL_AUTO;
-	else if (!strcmp(s, "kvm"))
-		*a = ACCEL_KVM;
-	else if (!strcmp(s, "tcg"))
-		*a = ACCEL_TCG;
-	else
-		return error("--accel expects auto, kvm or tcg, got '%s'", s);
-	return 0;
-}
-
 void guest_init(struct guest *g, const struct backend_ops *ops)
 {
 	memset(g, 0, sizeof(*g));
 	g->ops = ops;
 	g->fd = -1;
-	g->proc = (struct child)CHILD_INIT;
 	g->next_id = 1;
 }
 
@@ -120,7 +95,7 @@ static int read_line(struct guest *g, double deadline, struct strbuf *line)
 			continue;
 		}
 		if (g->ops->alive && !g->ops->alive(g))
-			return gerr(g, "the guest exited (QEMU status %d)", g->proc.status);
+			return -1; /* the backend said why */
 	}
 }
 
@@ -274,11 +249,40 @@ void guest_release(struct guest *g)
 	if (g->fd >= 0)
 		close(g->fd);
 	g->fd = -1;
-	if (g->sock[0])
-		unlink(g->sock);
-	child_release(&g->proc);
+	if (g->ops && g->ops->release)
+		g->ops->release(g);
+	g->priv = NULL;
 	sb_release(&g->rbuf);
 	if (g->hello)
 		json_object_put(g->hello);
 	g->hello = NULL;
+}
+
+int guest_write(struct guest *g, const char *path, const char *data)
+{
+	json_object *req = json_object_new_object(), *resp = NULL;
+	int ret;
+	json_object_object_add(req, "op", json_object_new_string("write"));
+	json_object_object_add(req, "path", json_object_new_string(path));
+	json_object_object_add(req, "data", json_object_new_string(data));
+	ret = guest_call(g, req, 30, &resp);
+	if (ret == 0 && json_object_object_get(resp, "error"))
+		ret = -1;
+	json_object_put(req);
+	json_object_put(resp);
+	return ret;
+}
+
+char *guest_read(struct guest *g, const char *path)
+{
+	json_object *req = json_object_new_object(), *resp = NULL, *v;
+	char *data = NULL;
+	json_object_object_add(req, "op", json_object_new_string("read"));
+	json_object_object_add(req, "path", json_object_new_string(path));
+	if (guest_call(g, req, 30, &resp) == 0 && json_object_object_get_ex(resp, "data", &v) &&
+	    json_object_is_type(v, json_type_string))
+		data = xstrdup(json_object_get_string(v));
+	json_object_put(req);
+	json_object_put(resp);
+	return data;
 }

@@ -14,44 +14,34 @@ const char *accel_name(enum accel a);
 /* "auto", "kvm" or "tcg" into *A; else an error naming --accel and -1. */
 int accel_parse(const char *s, enum accel *a);
 
+/* What a boot needs, whatever runs it. A backend without the capability
+ * for a resource the guest asks for refuses it (run.c checks the caps). */
 struct boot_params {
 	const char *kernel;      /* bzImage / vmlinuz */
 	const char *initrd;
-	const char *scratch;     /* raw disk image, or NULL (serial "scratch") */
-	const char *kbuild_disk; /* qcow2 copy of the kbuild tree disk, or NULL */
-	int hostroot;            /* share the host's toolchain over 9p (kbuild) */
 	const char *cmdline;     /* extra kernel command line */
-	const char *console_log; /* where the serial console goes */
-	const char *workdir;     /* for sockets and temporary files */
+	const char *console_log; /* where the kernel console goes */
+	const char *workdir;     /* for sockets, disks and temporary files */
 	int vcpus;
 	int mem_mb;
-	enum accel accel;        /* KVM or TCG (AUTO resolved by the caller) */
-	double boot_timeout_s;   /* QEMU start to agent hello */
+	double boot_timeout_s;   /* start to agent hello */
+	int scratch_mb;          /* an empty ext4 disk of this size (serial
+				  * "scratch"), 0 = none (BK_CAP_SCRATCH_DISK) */
+	const char *build_disk;  /* the kbuild tree disk (raw, never written:
+				  * the guest writes to a copy-on-write layer),
+				  * or NULL (BK_CAP_BUILD_DISK) */
+	int build_disk_keep;     /* keep that layer across boots */
+	int hostroot;            /* share the host's toolchain (BK_CAP_HOSTROOT) */
+	const void *bparams;     /* the backend's own parameters, NULL = its
+				  * defaults (backend.h) */
 };
 
-struct guest;
-
-/* A way to run guests (one file per backend). */
-struct backend_ops {
-	const char *name;
-	/* Start the guest and connect to its agent's channel (no handshake). */
-	int (*start)(struct guest *g, const struct boot_params *p);
-	/* Is it still running? 1 yes, 0 no. */
-	int (*alive)(struct guest *g);
-	/* Wait up to TIMEOUT_S for it to end by itself, then kill it.
-	 * Returns 0 if it ended by itself. */
-	int (*stop)(struct guest *g, double timeout_s);
-	/* Describe the backend's version for results (e.g. QEMU version). */
-	int (*version)(char *out, size_t len);
-};
-
-extern const struct backend_ops qemu_backend;
+struct backend_ops;
 
 struct guest {
 	const struct backend_ops *ops;
-	struct child proc;      /* QEMU for the qemu backend */
-	int fd;                 /* agent channel */
-	char sock[KB_PATH_MAX];
+	void *priv;             /* the backend's state (its process, socket) */
+	int fd;                 /* agent channel: a connected byte stream */
 	struct strbuf rbuf;     /* bytes read but not yet a full line */
 	double t_start;         /* monotonic time at start */
 	double t_ready;         /* monotonic time at hello */
@@ -67,6 +57,10 @@ int guest_boot(struct guest *g, const struct boot_params *p);
 /* Send REQ (an "id" is added), wait for its result. *RESP is owned by the
  * caller. 0 on a result, -1 with g->err (and g->timed_out) otherwise. */
 int guest_call(struct guest *g, json_object *req, double timeout_s, json_object **resp);
+/* The agent's write op: DATA into PATH in the guest. 0, or -1. */
+int guest_write(struct guest *g, const char *path, const char *data);
+/* The agent's read op: PATH in the guest, owned by the caller, or NULL. */
+char *guest_read(struct guest *g, const char *path);
 /* Ask the agent to power off and wait; kill on deadline. */
 int guest_shutdown(struct guest *g, double timeout_s);
 void guest_release(struct guest *g);
@@ -78,8 +72,9 @@ void guest_release(struct guest *g);
  */
 int proto_parse_line(const char *buf, size_t len, json_object **out, char *err, size_t errlen);
 
-/* Probe whether KVM really boots (cached for a day); AUTO resolves here.
- * A line saying which accelerator runs is printed. */
+/* Probe whether KVM really boots (cached for a day) with a qemu boot of
+ * PROBE; AUTO resolves here. A line saying which accelerator runs is
+ * printed. (The qemu backend's; qemu.c.) */
 enum accel accel_resolve(enum accel want, const struct boot_params *probe);
 
 #endif

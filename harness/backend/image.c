@@ -205,8 +205,28 @@ static int list_one(const char *p, const struct stat *st, int flag, struct FTW *
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	if (strlen(p) > stage_len)
-		fprintf(list_fp, ".%s\n", p + stage_len);
+	if (strlen(p) > stage_len && fprintf(list_fp, ".%s\n", p + stage_len) < 0)
+		return -1; /* stops the walk */
+	return 0;
+}
+
+int image_file_list(const char *stage, const char *list)
+{
+	int r, saved;
+	list_fp = fopen(list, "w");
+	if (!list_fp)
+		return error("cannot write '%s': %s", list, strerror(errno));
+	stage_len = strlen(stage);
+	r = nftw(stage, list_one, 32, FTW_PHYS);
+	saved = errno;
+	if (fclose(list_fp)) {
+		list_fp = NULL;
+		return error("cannot write '%s': %s", list, strerror(errno));
+	}
+	list_fp = NULL;
+	if (r)
+		return error("cannot list '%s' into '%s': %s", stage, list,
+			     r < 0 ? strerror(saved) : "write failed");
 	return 0;
 }
 
@@ -217,12 +237,10 @@ static int make_cpio(const char *stage, const char *out)
 	struct child c = CHILD_INIT;
 	int ret;
 	snprintf(list, sizeof(list), "%s.list", out);
-	list_fp = fopen(list, "w");
-	if (!list_fp)
-		return error("cannot write '%s': %s", list, strerror(errno));
-	stage_len = strlen(stage);
-	nftw(stage, list_one, 32, FTW_PHYS);
-	fclose(list_fp);
+	if (image_file_list(stage, list)) {
+		unlink(list);
+		return -1;
+	}
 	strvec_push(&c.argv, "cpio");
 	strvec_push(&c.argv, "-o");
 	strvec_push(&c.argv, "-H");
@@ -251,11 +269,109 @@ static int hash_add_file(struct strbuf *key, const char *path)
 	return 0;
 }
 
+/* The cache key: everything that ends up in the image (the programs'
+ * libraries and the kernel's modules into LIBS and MODS on the way). */
+static int image_key(const struct kernel_image *k, const struct image_needs *needs,
+		     const char *agent, const char *busybox, struct strvec *libs,
+		     struct strvec *mods, struct strbuf *key)
+{
+	sb_addf(key, "kbench-initramfs 2\nkernel %s %s\n", k->release, k->dir);
+	if (hash_add_file(key, agent) || hash_add_file(key, busybox))
+		return -1;
+	for (size_t i = 0; i < needs->programs.n; i++) {
+		if (!is_executable(needs->programs.v[i]))
+			return error("'%s' is not installed (make deps installs it)",
+				     needs->programs.v[i]);
+		if (hash_add_file(key, needs->programs.v[i]) || libs_of(needs->programs.v[i], libs))
+			return -1;
+	}
+	for (size_t i = 0; i < libs->n; i++)
+		if (hash_add_file(key, libs->v[i]))
+			return -1;
+	for (size_t i = 0; i < needs->files.n; i++) {
+		if (!path_exists(needs->files.v[i]))
+			return error("'%s' is missing (make deps installs it)", needs->files.v[i]);
+		if (hash_add_file(key, needs->files.v[i]))
+			return -1;
+	}
+	if (k->moddir[0] && resolve_modules(k->moddir, needs->hostroot, mods))
+		return -1;
+	for (size_t i = 0; i < mods->n; i++)
+		sb_addf(key, "module %s\n", mods->v[i]);
+	return 0;
+}
+
+/* The image's skeleton: directories, the agent as /init, busybox and
+ * its applet links (so a person debugging the image has a shell). */
+static int stage_base(const char *stage, const char *agent, const char *busybox)
+{
+	static const char *const dirs[] = { "bin", "sbin", "usr/bin", "usr/sbin", "etc/kbench",
+					    "proc", "sys", "dev", "tmp", "scratch", "root", NULL };
+	const char *argv[] = { busybox, "--list", NULL };
+	struct strbuf list = STRBUF_INIT;
+	char tmp[KB_PATH_MAX], *save = NULL;
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(tmp, sizeof(tmp), "%s/%s", stage, dirs[i]);
+		if (mkdir_p(tmp, 0755))
+			return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/init", stage);
+	if (copy_file(agent, tmp, 0755))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s/bin/busybox", stage);
+	if (copy_file(busybox, tmp, 0755))
+		return -1;
+	if (run_capture(argv, 30, &list)) {
+		sb_release(&list);
+		return error("'%s --list' failed", busybox);
+	}
+	for (char *a = strtok_r(list.buf, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
+		if (!*a || strchr(a, '/') || !strcmp(a, "busybox"))
+			continue;
+		snprintf(tmp, sizeof(tmp), "%s/bin/%s", stage, a);
+		if (symlink("busybox", tmp) && errno != EEXIST)
+			warning("cannot link applet '%s': %s", a, strerror(errno));
+	}
+	sb_release(&list);
+	return 0;
+}
+
+/* What the workloads need, and the kernel's modules with their load
+ * order in /etc/kbench/modules. */
+static int stage_needs(const char *stage, const struct kernel_image *k,
+		       const struct image_needs *needs, const struct strvec *libs,
+		       const struct strvec *mods)
+{
+	struct strbuf modlist = STRBUF_INIT;
+	char tmp[KB_PATH_MAX];
+	int ret = -1;
+	for (size_t i = 0; i < needs->programs.n; i++)
+		if (stage_copy(stage, needs->programs.v[i], 0755))
+			goto out;
+	for (size_t i = 0; i < libs->n; i++)
+		if (stage_copy(stage, libs->v[i], 0755))
+			goto out;
+	for (size_t i = 0; i < needs->files.n; i++)
+		if (stage_copy(stage, needs->files.v[i], 0644))
+			goto out;
+	for (size_t i = 0; i < mods->n; i++) {
+		char guest[KB_PATH_MAX];
+		if (stage_module(stage, k, mods->v[i], guest, sizeof(guest)))
+			goto out;
+		sb_addf(&modlist, "%s\n", guest);
+	}
+	snprintf(tmp, sizeof(tmp), "%s/etc/kbench/modules", stage);
+	ret = write_file_atomic(tmp, modlist.buf ? modlist.buf : "", modlist.len);
+out:
+	sb_release(&modlist);
+	return ret;
+}
+
 int image_build(const struct kernel_image *k, const struct image_needs *needs,
 		const char *agent, char *out, size_t outlen)
 {
 	struct strvec libs = STRVEC_INIT, mods = STRVEC_INIT;
-	struct strbuf key = STRBUF_INIT, modlist = STRBUF_INIT;
+	struct strbuf key = STRBUF_INIT;
 	char stage[KB_PATH_MAX] = "", dir[KB_PATH_MAX], hash[65], tmp[KB_PATH_MAX];
 	char *busybox = which("busybox");
 	int ret = -1;
@@ -264,36 +380,9 @@ int image_build(const struct kernel_image *k, const struct image_needs *needs,
 		error("busybox not found (install busybox-static: make deps)");
 		goto out;
 	}
-	/* The cache key: everything that ends up in the image. */
-	sb_addf(&key, "kbench-initramfs 2\nkernel %s %s\n", k->release, k->dir);
-	if (hash_add_file(&key, agent) || hash_add_file(&key, busybox))
+	if (image_key(k, needs, agent, busybox, &libs, &mods, &key))
 		goto out;
-	for (size_t i = 0; i < needs->programs.n; i++) {
-		if (!is_executable(needs->programs.v[i])) {
-			error("'%s' is not installed (make deps installs it)", needs->programs.v[i]);
-			goto out;
-		}
-		if (hash_add_file(&key, needs->programs.v[i]) ||
-		    libs_of(needs->programs.v[i], &libs))
-			goto out;
-	}
-	for (size_t i = 0; i < libs.n; i++)
-		if (hash_add_file(&key, libs.v[i]))
-			goto out;
-	for (size_t i = 0; i < needs->files.n; i++) {
-		if (!path_exists(needs->files.v[i])) {
-			error("'%s' is missing (make deps installs it)", needs->files.v[i]);
-			goto out;
-		}
-		if (hash_add_file(&key, needs->files.v[i]))
-			goto out;
-	}
-	if (k->moddir[0] && resolve_modules(k->moddir, needs->hostroot, &mods))
-		goto out;
-	for (size_t i = 0; i < mods.n; i++)
-		sb_addf(&key, "module %s\n", mods.v[i]);
 	sha256_hex(key.buf, key.len, hash);
-
 	snprintf(dir, sizeof(dir), "%s/initramfs", cache_root());
 	if (mkdir_p(dir, 0755))
 		goto out;
@@ -305,58 +394,7 @@ int image_build(const struct kernel_image *k, const struct image_needs *needs,
 	info("kbench: building the guest initramfs for %s", k->release);
 	snprintf(stage, sizeof(stage), "%s/.stage-%ld", dir, (long)getpid());
 	rm_rf(stage);
-	{
-		static const char *const dirs[] = { "bin", "sbin", "usr/bin", "usr/sbin", "etc/kbench",
-						    "proc", "sys", "dev", "tmp", "scratch", "root",
-						    NULL };
-		for (int i = 0; dirs[i]; i++) {
-			snprintf(tmp, sizeof(tmp), "%s/%s", stage, dirs[i]);
-			if (mkdir_p(tmp, 0755))
-				goto out;
-		}
-	}
-	snprintf(tmp, sizeof(tmp), "%s/init", stage);
-	if (copy_file(agent, tmp, 0755))
-		goto out;
-	snprintf(tmp, sizeof(tmp), "%s/bin/busybox", stage);
-	if (copy_file(busybox, tmp, 0755))
-		goto out;
-	{
-		/* applet links, so a person debugging the image has a shell */
-		const char *argv[] = { busybox, "--list", NULL };
-		struct strbuf list = STRBUF_INIT;
-		char *save = NULL;
-		if (run_capture(argv, 30, &list)) {
-			sb_release(&list);
-			error("'%s --list' failed", busybox);
-			goto out;
-		}
-		for (char *a = strtok_r(list.buf, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
-			if (!*a || strchr(a, '/') || !strcmp(a, "busybox"))
-				continue;
-			snprintf(tmp, sizeof(tmp), "%s/bin/%s", stage, a);
-			if (symlink("busybox", tmp) && errno != EEXIST)
-				warning("cannot link applet '%s': %s", a, strerror(errno));
-		}
-		sb_release(&list);
-	}
-	for (size_t i = 0; i < needs->programs.n; i++)
-		if (stage_copy(stage, needs->programs.v[i], 0755))
-			goto out;
-	for (size_t i = 0; i < libs.n; i++)
-		if (stage_copy(stage, libs.v[i], 0755))
-			goto out;
-	for (size_t i = 0; i < needs->files.n; i++)
-		if (stage_copy(stage, needs->files.v[i], 0644))
-			goto out;
-	for (size_t i = 0; i < mods.n; i++) {
-		char guest[KB_PATH_MAX];
-		if (stage_module(stage, k, mods.v[i], guest, sizeof(guest)))
-			goto out;
-		sb_addf(&modlist, "%s\n", guest);
-	}
-	snprintf(tmp, sizeof(tmp), "%s/etc/kbench/modules", stage);
-	if (write_file_atomic(tmp, modlist.buf ? modlist.buf : "", modlist.len))
+	if (stage_base(stage, agent, busybox) || stage_needs(stage, k, needs, &libs, &mods))
 		goto out;
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", out, (long)getpid());
 	if (make_cpio(stage, tmp))
@@ -374,7 +412,6 @@ out:
 	strvec_clear(&libs);
 	strvec_clear(&mods);
 	sb_release(&key);
-	sb_release(&modlist);
 	return ret;
 }
 

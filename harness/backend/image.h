@@ -10,6 +10,10 @@
 int image_build(const struct kernel_image *k, const struct image_needs *needs,
 		const char *agent, char *out, size_t outlen);
 
+/* The cpio file list of STAGE ("./path" lines) into LIST; -1 with an
+ * error when the walk or a write fails. */
+int image_file_list(const char *stage, const char *list);
+
 /* Create a sparse ext4 image of SIZE_MB at PATH (replacing any). */
 int scratch_create(const char *path, int size_mb);
 

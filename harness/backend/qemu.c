@@ -1,11 +1,15 @@
 /* qemu.c - the QEMU backend: direct kernel boot, no graphics, console to a
- * log file, the agent on a virtio-serial port behind a UNIX socket. */
-#include "backend/guest.h"
+ * log file, the agent on a virtio-serial port behind a UNIX socket. Its
+ * own parameters (accelerator, deadlines under emulation) are its option
+ * table; its process and socket are its private state. */
+#include "backend/backend.h"
 #include "backend/hostroot.h"
+#include "backend/image.h"
 #include "agent/proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,100 +22,153 @@
 
 #define QEMU_BIN "qemu-system-x86_64"
 
-static int qemu_start(struct guest *g, const struct boot_params *p)
-{
-	struct child *c = &g->proc;
-	char *bin = which(QEMU_BIN);
-	struct sockaddr_un sa;
-	double deadline;
-	int fd;
+/* The qemu backend's parameters (its option table below). */
+struct qemu_params {
+	int accel;           /* enum accel; AUTO is resolved by setup */
+	double tcg_scale;    /* workload deadlines under TCG */
+	int boot_timeout_kvm;
+	int boot_timeout_tcg;
+};
 
-	if (!bin) {
-		snprintf(g->err, sizeof(g->err), "%s not found (install qemu-system-x86: make deps)",
-			 QEMU_BIN);
-		return -1;
+static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
+
+#define P(f) offsetof(struct qemu_params, f)
+static const struct opt_def qemu_opts[] = {
+	{ "accel", OPT_ENUM, P(accel), 0, 0, accel_choices,
+	  "accelerator: auto probes KVM with a real boot, else TCG (--accel)" },
+	{ "tcg_scale", OPT_DOUBLE, P(tcg_scale), 1, 100, NULL,
+	  "workload deadlines are this many times longer under TCG" },
+	{ "boot_timeout_kvm", OPT_INT, P(boot_timeout_kvm), 1, 3600, NULL,
+	  "seconds from start to the agent's hello under KVM" },
+	{ "boot_timeout_tcg", OPT_INT, P(boot_timeout_tcg), 1, 3600, NULL,
+	  "seconds from start to the agent's hello under TCG (boots take seconds "
+	  "there, much longer on a busy host)" },
+	OPT_END
+};
+#undef P
+
+static const struct qemu_params qemu_defaults = {
+	.accel = ACCEL_AUTO,
+	.tcg_scale = 3.0,
+	.boot_timeout_kvm = 60,
+	.boot_timeout_tcg = 180,
+};
+
+/* A running guest's QEMU. */
+struct qemu_guest {
+	struct child proc;
+	char sock[KB_PATH_MAX];
+};
+
+static const struct qemu_params *qparams(const struct boot_params *p)
+{
+	return p->bparams ? p->bparams : &qemu_defaults;
+}
+
+/* The disks of a boot live in its work directory. */
+static void scratch_path(const struct boot_params *p, char *out, size_t n)
+{
+	snprintf(out, n, "%s/scratch.img", p->workdir);
+}
+
+static void overlay_path(const struct boot_params *p, char *out, size_t n)
+{
+	snprintf(out, n, "%s/kbuild.qcow2", p->workdir);
+}
+
+const char *accel_name(enum accel a)
+{
+	switch (a) {
+	case ACCEL_KVM:
+		return "kvm";
+	case ACCEL_TCG:
+		return "tcg";
+	default:
+		return "auto";
 	}
-	snprintf(g->sock, sizeof(g->sock), "%s/agent.sock", p->workdir);
-	if (strlen(g->sock) >= sizeof(sa.sun_path)) {
-		/* UNIX socket paths are short: fall back to /tmp */
-		snprintf(g->sock, sizeof(g->sock), "/tmp/kbench-%ld-%ld.sock", (long)getpid(),
-			 (long)time(NULL));
-	}
-	unlink(g->sock);
-	strvec_push(&c->argv, bin);
-	free(bin);
-	strvec_push(&c->argv, "-nodefaults");
-	strvec_push(&c->argv, "-no-user-config");
-	strvec_push(&c->argv, "-display");
-	strvec_push(&c->argv, "none");
-	strvec_push(&c->argv, "-no-reboot");
-	strvec_push(&c->argv, "-machine");
-	strvec_push(&c->argv, "q35");
-	if (p->accel == ACCEL_KVM) {
-		strvec_push(&c->argv, "-accel");
-		strvec_push(&c->argv, "kvm");
-		strvec_push(&c->argv, "-cpu");
-		strvec_push(&c->argv, "host");
-	} else {
-		strvec_push(&c->argv, "-accel");
-		strvec_push(&c->argv, "tcg,thread=multi");
-		strvec_push(&c->argv, "-cpu");
-		strvec_push(&c->argv, "max");
-	}
-	strvec_push(&c->argv, "-smp");
-	strvec_pushf(&c->argv, "%d", p->vcpus);
-	strvec_push(&c->argv, "-m");
-	strvec_pushf(&c->argv, "%d", p->mem_mb);
-	strvec_push(&c->argv, "-kernel");
-	strvec_push(&c->argv, p->kernel);
-	strvec_push(&c->argv, "-initrd");
-	strvec_push(&c->argv, p->initrd);
-	strvec_push(&c->argv, "-append");
+}
+
+int accel_parse(const char *s, enum accel *a)
+{
+	if (!strcmp(s, "auto"))
+		*a = ACCEL_AUTO;
+	else if (!strcmp(s, "kvm"))
+		*a = ACCEL_KVM;
+	else if (!strcmp(s, "tcg"))
+		*a = ACCEL_TCG;
+	else
+		return error("--accel expects auto, kvm or tcg, got '%s'", s);
+	return 0;
+}
+
+static void push_machine(struct strvec *a, const struct boot_params *p)
+{
+	strvec_push(a, "-nodefaults");
+	strvec_push(a, "-no-user-config");
+	strvec_push(a, "-display");
+	strvec_push(a, "none");
+	strvec_push(a, "-no-reboot");
+	strvec_push(a, "-machine");
+	strvec_push(a, "q35");
+	strvec_push(a, "-accel");
+	strvec_push(a, qparams(p)->accel == ACCEL_KVM ? "kvm" : "tcg,thread=multi");
+	strvec_push(a, "-cpu");
+	strvec_push(a, qparams(p)->accel == ACCEL_KVM ? "host" : "max");
+	strvec_push(a, "-smp");
+	strvec_pushf(a, "%d", p->vcpus);
+	strvec_push(a, "-m");
+	strvec_pushf(a, "%d", p->mem_mb);
+	strvec_push(a, "-kernel");
+	strvec_push(a, p->kernel);
+	strvec_push(a, "-initrd");
+	strvec_push(a, p->initrd);
+	strvec_push(a, "-append");
 	/* panic=-1: a panic reboots at once, and -no-reboot ends QEMU */
-	strvec_pushf(&c->argv, "console=ttyS0 panic=-1 loglevel=5 %s", p->cmdline ? p->cmdline : "");
-	strvec_push(&c->argv, "-chardev");
-	strvec_pushf(&c->argv, "file,id=con,path=%s", p->console_log);
-	strvec_push(&c->argv, "-serial");
-	strvec_push(&c->argv, "chardev:con");
-	strvec_push(&c->argv, "-device");
-	strvec_push(&c->argv, "virtio-serial-pci,id=vser");
-	strvec_push(&c->argv, "-chardev");
-	strvec_pushf(&c->argv, "socket,id=agent,path=%s,server=on,wait=off", g->sock);
-	strvec_push(&c->argv, "-device");
-	strvec_push(&c->argv, "virtserialport,bus=vser.0,chardev=agent,name=" KB_PORT_NAME);
-	if (p->scratch) {
-		strvec_push(&c->argv, "-drive");
-		strvec_pushf(&c->argv, "file=%s,if=none,id=scratch,format=raw,cache=unsafe",
-			     p->scratch);
-		strvec_push(&c->argv, "-device");
-		strvec_push(&c->argv, "virtio-blk-pci,drive=scratch,serial=scratch");
+	strvec_pushf(a, "console=ttyS0 panic=-1 loglevel=5 %s", p->cmdline ? p->cmdline : "");
+	strvec_push(a, "-chardev");
+	strvec_pushf(a, "file,id=con,path=%s", p->console_log);
+	strvec_push(a, "-serial");
+	strvec_push(a, "chardev:con");
+}
+
+static void push_devices(struct strvec *a, const struct boot_params *p, const char *sock)
+{
+	char path[KB_PATH_MAX];
+	strvec_push(a, "-device");
+	strvec_push(a, "virtio-serial-pci,id=vser");
+	strvec_push(a, "-chardev");
+	strvec_pushf(a, "socket,id=agent,path=%s,server=on,wait=off", sock);
+	strvec_push(a, "-device");
+	strvec_push(a, "virtserialport,bus=vser.0,chardev=agent,name=" KB_PORT_NAME);
+	if (p->scratch_mb) {
+		scratch_path(p, path, sizeof(path));
+		strvec_push(a, "-drive");
+		strvec_pushf(a, "file=%s,if=none,id=scratch,format=raw,cache=unsafe", path);
+		strvec_push(a, "-device");
+		strvec_push(a, "virtio-blk-pci,drive=scratch,serial=scratch");
 	}
-	if (p->kbuild_disk) {
-		strvec_push(&c->argv, "-drive");
-		strvec_pushf(&c->argv, "file=%s,if=none,id=kbuild,format=qcow2,cache=unsafe",
-			     p->kbuild_disk);
-		strvec_push(&c->argv, "-device");
-		strvec_push(&c->argv, "virtio-blk-pci,drive=kbuild,serial=" KB_KBUILD_SERIAL);
+	if (p->build_disk) {
+		overlay_path(p, path, sizeof(path));
+		strvec_push(a, "-drive");
+		strvec_pushf(a, "file=%s,if=none,id=kbuild,format=qcow2,cache=unsafe", path);
+		strvec_push(a, "-device");
+		strvec_push(a, "virtio-blk-pci,drive=kbuild,serial=" KB_KBUILD_SERIAL);
 	}
 	if (p->hostroot)
-		hostroot_qemu_args(&c->argv);
-	{
-		/* QEMU's own messages go beside the console log */
-		char *qlog = xasprintf("%s.qemu", p->console_log);
-		c->stdout_path = qlog;
-		c->stderr_path = qlog;
-		if (child_start(c)) {
-			free(qlog);
-			return -1;
-		}
-		c->stdout_path = c->stderr_path = NULL;
-		free(qlog);
-	}
-	/* connect to the agent socket once QEMU has created it */
+		hostroot_qemu_args(a);
+}
+
+/* Connect to the agent socket once QEMU has created it. */
+static int qemu_connect(struct guest *g, const struct boot_params *p)
+{
+	struct qemu_guest *q = g->priv;
+	struct sockaddr_un sa;
+	double deadline = now_mono() + 30;
+	int fd;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", g->sock);
-	deadline = now_mono() + 30;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", q->sock);
 	for (;;) {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -119,9 +176,9 @@ static int qemu_start(struct guest *g, const struct boot_params *p)
 		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 			break;
 		close(fd);
-		if (child_poll(c) != 0) {
+		if (child_poll(&q->proc) != 0) {
 			snprintf(g->err, sizeof(g->err),
-				 "QEMU exited at start (status %d); see '%s.qemu'", c->status,
+				 "QEMU exited at start (status %d); see '%s.qemu'", q->proc.status,
 				 p->console_log);
 			return -1;
 		}
@@ -135,24 +192,82 @@ static int qemu_start(struct guest *g, const struct boot_params *p)
 	return 0;
 }
 
+static int qemu_start(struct guest *g, const struct boot_params *p)
+{
+	struct qemu_guest *q = xmalloc(sizeof(*q));
+	char *bin = which(QEMU_BIN), *qlog;
+	struct sockaddr_un sa;
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	q->proc = (struct child)CHILD_INIT;
+	g->priv = q;
+	if (!bin) {
+		snprintf(g->err, sizeof(g->err), "%s not found (install qemu-system-x86: make deps)",
+			 QEMU_BIN);
+		return -1;
+	}
+	snprintf(q->sock, sizeof(q->sock), "%s/agent.sock", p->workdir);
+	if (strlen(q->sock) >= sizeof(sa.sun_path)) {
+		/* UNIX socket paths are short: fall back to /tmp */
+		snprintf(q->sock, sizeof(q->sock), "/tmp/kbench-%ld-%ld.sock", (long)getpid(),
+			 (long)time(NULL));
+	}
+	unlink(q->sock);
+	strvec_push(&q->proc.argv, bin);
+	free(bin);
+	push_machine(&q->proc.argv, p);
+	push_devices(&q->proc.argv, p, q->sock);
+	/* QEMU's own messages go beside the console log */
+	qlog = xasprintf("%s%s", p->console_log, qemu_backend.side_log);
+	q->proc.stdout_path = q->proc.stderr_path = qlog;
+	r = child_start(&q->proc);
+	q->proc.stdout_path = q->proc.stderr_path = NULL;
+	free(qlog);
+	if (r) {
+		snprintf(g->err, sizeof(g->err), "cannot start %s", QEMU_BIN);
+		return -1;
+	}
+	return qemu_connect(g, p);
+}
+
 static int qemu_alive(struct guest *g)
 {
-	return g->proc.pid > 0 && child_poll(&g->proc) == 0;
+	struct qemu_guest *q = g->priv;
+	if (q && q->proc.pid > 0 && child_poll(&q->proc) == 0)
+		return 1;
+	snprintf(g->err, sizeof(g->err), "the guest exited (QEMU status %d)",
+		 q ? q->proc.status : -1);
+	return 0;
 }
 
 static int qemu_stop(struct guest *g, double timeout_s)
 {
+	struct qemu_guest *q = g->priv;
 	double end = now_mono() + timeout_s;
+	if (!q)
+		return 0;
 	while (now_mono() < end) {
 		if (!qemu_alive(g))
 			return 0;
 		usleep(20000);
 	}
-	if (g->proc.pid > 0) {
-		child_kill(&g->proc, 1.0);
+	if (q->proc.pid > 0) {
+		child_kill(&q->proc, 1.0);
 		return -1;
 	}
 	return 0;
+}
+
+static void qemu_release(struct guest *g)
+{
+	struct qemu_guest *q = g->priv;
+	if (!q)
+		return;
+	if (q->sock[0])
+		unlink(q->sock);
+	child_release(&q->proc);
+	free(q);
 }
 
 static int qemu_version(char *out, size_t len)
@@ -172,12 +287,94 @@ static int qemu_version(char *out, size_t len)
 	return r == 0 ? 0 : -1;
 }
 
+static int qemu_check_tools(const struct boot_params *p)
+{
+	char *qi;
+	if (!p->build_disk)
+		return 0;
+	qi = which("qemu-img");
+	if (!qi)
+		return error("'qemu-img' not found: install the Debian package qemu-utils (make deps does)");
+	free(qi);
+	return 0;
+}
+
+/* The kbuild disk's copy-on-write layer over the cached image (kept
+ * across boots only when the suite asks for no clean). */
+static int kbuild_overlay(const struct boot_params *p, char *err, size_t errlen)
+{
+	char overlay[KB_PATH_MAX];
+	const char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+			       p->build_disk, overlay, NULL };
+	struct strbuf out = STRBUF_INIT;
+	int r;
+	overlay_path(p, overlay, sizeof(overlay));
+	if (p->build_disk_keep && path_exists(overlay))
+		return 0;
+	unlink(overlay);
+	r = run_capture(argv, 60, &out);
+	if (r) {
+		error("qemu-img create of the kbuild disk layer failed (status %d): %s", r,
+		      out.buf ? out.buf : "");
+		snprintf(err, errlen, "cannot create the kbuild disk's copy-on-write layer");
+	}
+	sb_release(&out);
+	return r ? -1 : 0;
+}
+
+static int qemu_prepare(const struct boot_params *p, char *err, size_t errlen)
+{
+	char path[KB_PATH_MAX];
+	scratch_path(p, path, sizeof(path));
+	if (p->scratch_mb && scratch_create(path, p->scratch_mb)) {
+		snprintf(err, errlen, "cannot create the scratch disk");
+		return -1;
+	}
+	if (p->build_disk && kbuild_overlay(p, err, errlen))
+		return -1;
+	return 0;
+}
+
+static void qemu_cleanup(const struct boot_params *p)
+{
+	char path[KB_PATH_MAX];
+	scratch_path(p, path, sizeof(path));
+	if (p->scratch_mb)
+		unlink(path);
+	overlay_path(p, path, sizeof(path));
+	if (p->build_disk && !p->build_disk_keep)
+		unlink(path);
+}
+
+static int qemu_setup(void *params, const struct boot_params *probe, struct backend_info *info)
+{
+	struct qemu_params *qp = params;
+	qp->accel = accel_resolve((enum accel)qp->accel, probe);
+	snprintf(info->accel, sizeof(info->accel), "%s", accel_name((enum accel)qp->accel));
+	info->time_scale = qp->accel == ACCEL_TCG ? qp->tcg_scale : 1.0;
+	info->boot_timeout_s = qp->accel == ACCEL_TCG ? qp->boot_timeout_tcg : qp->boot_timeout_kvm;
+	return 0;
+}
+
 const struct backend_ops qemu_backend = {
 	.name = "qemu",
+	.description = "QEMU (KVM, or TCG emulation): direct kernel boot, the agent over "
+		       "virtio-serial",
+	.caps = BK_CAP_SCRATCH_DISK | BK_CAP_BUILD_DISK | BK_CAP_HOSTROOT | BK_CAP_CONSOLE_LOG |
+		BK_CAP_HARD_RESET,
+	.opts = qemu_opts,
+	.params_size = sizeof(struct qemu_params),
+	.defaults = &qemu_defaults,
+	.side_log = ".qemu",
+	.version = qemu_version,
+	.check_tools = qemu_check_tools,
+	.setup = qemu_setup,
+	.prepare = qemu_prepare,
+	.cleanup = qemu_cleanup,
 	.start = qemu_start,
 	.alive = qemu_alive,
 	.stop = qemu_stop,
-	.version = qemu_version,
+	.release = qemu_release,
 };
 
 /* ---- accelerator probe ---- */
@@ -238,8 +435,10 @@ enum accel accel_resolve(enum accel want, const struct boot_params *probe)
 	if (ok < 0 && probe) {
 		struct guest g;
 		struct boot_params p = *probe;
+		struct qemu_params qp = qemu_defaults;
 		info("kbench: probing KVM with a real boot (deadline %.0f s)...", p.boot_timeout_s);
-		p.accel = ACCEL_KVM;
+		qp.accel = ACCEL_KVM;
+		p.bparams = &qp;
 		guest_init(&g, &qemu_backend);
 		ok = guest_boot(&g, &p) == 0;
 		guest_shutdown(&g, ok ? 10 : 0);

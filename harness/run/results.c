@@ -2,6 +2,8 @@
  * The format is documented in docs/results.md (schema in
  * docs/results.schema.json); results_validate() is the C side of it. */
 #include "run/results.h"
+#include "core/config.h"
+#include "kernel/kernel.h"
 
 #include <json-c/printbuf.h>
 #include <gsl/gsl_sort.h>
@@ -386,4 +388,174 @@ json_object *results_load(const char *path)
 		doc = results_parse(sb.buf ? sb.buf : "", sb.len, path);
 	sb_release(&sb);
 	return doc;
+}
+
+/* ---- the document a run writes ---- */
+
+static json_object *jstr_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+/* Kernel options that change speed or latency: the report shows those
+ * that differ between variants (issue: diff configs before comparing). */
+static const char *const speed_options[] = {
+	"CONFIG_PREEMPT_RT", "CONFIG_PREEMPT", "CONFIG_PREEMPT_VOLUNTARY", "CONFIG_PREEMPT_NONE",
+	"CONFIG_PREEMPT_DYNAMIC", "CONFIG_PREEMPT_LAZY", "CONFIG_HZ", "CONFIG_NO_HZ_IDLE",
+	"CONFIG_NO_HZ_FULL", "CONFIG_HIGH_RES_TIMERS", "CONFIG_PARAVIRT_SPINLOCKS",
+	"CONFIG_QUEUED_SPINLOCKS", "CONFIG_QUEUED_RWLOCKS", "CONFIG_RCU_BOOST",
+	"CONFIG_RCU_NOCB_CPU", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", "CONFIG_NUMA_BALANCING",
+	"CONFIG_SLUB_TINY", "CONFIG_SLUB_CPU_PARTIAL", "CONFIG_CC_OPTIMIZE_FOR_SIZE",
+	"CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE", "CONFIG_SCHED_AUTOGROUP", "CONFIG_CGROUP_SCHED",
+	"CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT",
+	"CONFIG_MITIGATION_RETPOLINE", "CONFIG_VIRT_CPU_ACCOUNTING_GEN", "CONFIG_PROVE_LOCKING",
+	"CONFIG_DEBUG_RT_MUTEXES", "CONFIG_LOCKDEP", "CONFIG_KASAN", "CONFIG_DEBUG_PREEMPT",
+	"CONFIG_MODULES", "CONFIG_NR_CPUS", NULL,
+};
+
+/* The speed-relevant options of a kernel .config ("n" when not set). */
+static json_object *config_speed(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_object *o;
+	if (!path || !*path || read_file(path, &sb, 16u << 20) || !sb.buf) {
+		sb_release(&sb);
+		return NULL;
+	}
+	o = json_object_new_object();
+	for (int i = 0; speed_options[i]; i++) {
+		char key[80];
+		const char *p;
+		size_t kl = (size_t)snprintf(key, sizeof(key), "\n%s=", speed_options[i]);
+		char val[64] = "n";
+		if ((p = strstr(sb.buf, key)))
+			snprintf(val, sizeof(val), "%.*s", (int)strcspn(p + kl, "\n"), p + kl);
+		json_object_object_add(o, speed_options[i], json_object_new_string(val));
+	}
+	sb_release(&sb);
+	return o;
+}
+
+static json_object *variant_json(const struct results_head *h)
+{
+	json_object *jv = json_object_new_object();
+	const struct variant *v = h->variant;
+	const struct kernel_image *k = h->kernel;
+	json_object_object_add(jv, "name", json_object_new_string(v->name));
+	json_object_object_add(jv, "description", jstr_or_null(v->description));
+	json_object_object_add(jv, "source", json_object_new_string(
+		v->source == VSRC_BUILD ? "build" : "debian-image"));
+	json_object_object_add(jv, "test_only", json_object_new_boolean(v->test_only));
+	json_object_object_add(jv, "package", json_object_new_string(k->package));
+	json_object_object_add(jv, "package_version", json_object_new_string(k->version));
+	json_object_object_add(jv, "metapackage", json_object_new_string(v->package));
+	json_object_object_add(jv, "image_release", json_object_new_string(k->release));
+	json_object_object_add(jv, "config_hash", jstr_or_null(k->config_hash));
+	json_object_object_add(jv, "config_speed", config_speed(k->config));
+	json_object_object_add(jv, "extra_cmdline", json_object_new_string(h->cmdline));
+	/* filled from the guest's hello (results_note_guest) */
+	json_object_object_add(jv, "kernel_release", NULL);
+	json_object_object_add(jv, "realtime", NULL);
+	json_object_object_add(jv, "preempt_rt", NULL);
+	json_object_object_add(jv, "cmdline", NULL);
+	return jv;
+}
+
+static json_object *suite_json(const struct results_head *h)
+{
+	const struct suite *s = h->suite;
+	json_object *js = json_object_new_object(), *wls = json_object_new_array();
+	json_object_object_add(js, "name", json_object_new_string(s->name));
+	json_object_object_add(js, "description", json_object_new_string(s->description));
+	json_object_object_add(js, "path", json_object_new_string(s->path));
+	json_object_object_add(js, "iterations", json_object_new_int(h->iterations));
+	json_object_object_add(js, "warmup", json_object_new_int(s->warmup));
+	for (size_t i = 0; i < s->n; i++) {
+		json_object *w = json_object_new_object();
+		json_object_object_add(w, "label", json_object_new_string(s->w[i].label));
+		json_object_object_add(w, "workload", json_object_new_string(s->w[i].ops->name));
+		json_object_object_add(w, "params", opts_to_json(s->w[i].params, s->w[i].ops->opts));
+		json_object_object_add(w, "timeout_s", s->w[i].timeout_s ?
+				       json_object_new_int(s->w[i].timeout_s) : NULL);
+		json_object_array_add(wls, w);
+	}
+	json_object_object_add(js, "workloads", wls);
+	return js;
+}
+
+json_object *results_new(const struct results_head *h)
+{
+	json_object *doc = json_object_new_object(), *o;
+	char started[32];
+	iso8601_now(started, sizeof(started));
+	json_object_object_add(doc, "schema", json_object_new_string(RESULTS_SCHEMA));
+	json_object_object_add(doc, "schema_version", json_object_new_int(RESULTS_SCHEMA_VERSION));
+	json_object_object_add(doc, "run_id", json_object_new_string(h->run_id));
+	json_object_object_add(doc, "started", json_object_new_string(started));
+	json_object_object_add(doc, "finished", NULL);
+	json_object_object_add(doc, "status", json_object_new_string("running"));
+	o = json_object_new_object();
+	json_object_object_add(o, "version", json_object_new_string(KB_VERSION));
+	json_object_object_add(o, "commit", json_object_new_string(KB_GIT_COMMIT));
+	json_object_object_add(doc, "kbench", o);
+	json_object_object_add(doc, "host", h->host);
+	o = json_object_new_object();
+	json_object_object_add(o, "vcpus", json_object_new_int(h->vcpus));
+	json_object_object_add(o, "mem_mb", json_object_new_int(h->mem_mb));
+	json_object_object_add(o, "scratch_mb", json_object_new_int(h->scratch_mb));
+	json_object_object_add(doc, "guest", o);
+	json_object_object_add(doc, "variant", variant_json(h));
+	json_object_object_add(doc, "suite", suite_json(h));
+	json_object_object_add(doc, "iterations", json_object_new_array());
+	return doc;
+}
+
+void results_resumed(json_object *doc)
+{
+	json_object *rs = json_object_object_get(doc, "resumed");
+	char now[32];
+	iso8601_now(now, sizeof(now));
+	if (!rs || !json_object_is_type(rs, json_type_array)) {
+		rs = json_object_new_array();
+		json_object_object_add(doc, "resumed", rs);
+	}
+	json_object_array_add(rs, json_object_new_string(now));
+	json_object_object_add(doc, "status", json_object_new_string("running"));
+	json_object_object_add(doc, "finished", NULL);
+}
+
+void results_note_guest(json_object *doc, json_object *ij)
+{
+	static const char *const map[][2] = { { "kernel", "kernel_release" },
+					       { "realtime", "realtime" },
+					       { "cmdline", "cmdline" } };
+	json_object *gh = json_object_object_get(ij, "guest");
+	json_object *vv = json_object_object_get(doc, "variant");
+	json_object *rp = json_object_object_get(gh, "rtmutex_params");
+	json_object *kv = json_object_object_get(gh, "kernel_version");
+	if (!gh)
+		return;
+	/* /sys/kernel/realtime is a Debian addition; uname -v says
+	 * PREEMPT_RT on every RT kernel */
+	if (kv && json_object_is_type(kv, json_type_string))
+		json_object_object_add(vv, "preempt_rt", json_object_new_boolean(
+			strstr(json_object_get_string(kv), "PREEMPT_RT") != NULL));
+	if (rp && json_object_is_type(rp, json_type_object))
+		json_object_object_add(vv, "rtmutex_params", json_object_get(rp));
+	for (int m = 0; m < 3; m++) {
+		json_object *x = json_object_object_get(gh, map[m][0]);
+		if (x && json_object_is_type(x, json_type_string))
+			json_object_object_add(vv, map[m][1],
+					       json_object_new_string(json_object_get_string(x)));
+	}
+}
+
+void results_finish(json_object *doc, int interrupted, int failed)
+{
+	char finished[32];
+	iso8601_now(finished, sizeof(finished));
+	json_object_object_add(doc, "finished", json_object_new_string(finished));
+	json_object_object_add(doc, "status", json_object_new_string(
+		interrupted ? "interrupted" : failed ? "partial" : "complete"));
+	results_summarize(doc);
 }

@@ -8,6 +8,31 @@
 #define RESULTS_SCHEMA "kbench-results"
 #define RESULTS_SCHEMA_VERSION 1
 
+struct variant;
+struct kernel_image;
+struct suite;
+
+/* What a new run's document starts with. */
+struct results_head {
+	const char *run_id;
+	json_object *host;      /* host_info() and the backend's fields; taken */
+	int vcpus, mem_mb, scratch_mb;
+	const struct variant *variant;
+	const struct kernel_image *kernel;
+	const char *cmdline;    /* the whole extra kernel command line */
+	const struct suite *suite;
+	int iterations;
+};
+
+/* A new run's document: status running, no iterations yet. */
+json_object *results_new(const struct results_head *h);
+/* A run resumed now: "resumed" gains the time, status is running again. */
+void results_resumed(json_object *doc);
+/* The variant's identity as the guest of iteration IJ reported it. */
+void results_note_guest(json_object *doc, json_object *ij);
+/* Finished now: complete, partial (FAILED) or interrupted; summarised. */
+void results_finish(json_object *doc, int interrupted, int failed);
+
 /* Write DOC to PATH atomically (temporary name, fsync, rename). */
 int results_save(json_object *doc, const char *path);
 /* (Re)compute doc["summary"] from the non-warm-up iterations. */

@@ -2,11 +2,13 @@
  * iteration, run every workload through the agent, parse, and keep
  * results.json, raw outputs and console logs in the run directory. */
 #include "run/run.h"
+#include "backend/backend.h"
 #include "backend/hostroot.h"
 #include "backend/image.h"
 #include "kernel/kernel.h"
 #include "run/results.h"
 #include "agent/proto.h"
+#include "run/testhook.h"
 #include "run/trouble.h"
 #include "core/spawn.h"
 
@@ -96,11 +98,6 @@ static void make_run_id(const struct run_opts *o, const char *variant, const cha
 	}
 }
 
-static json_object *jstr_or_null(const char *s)
-{
-	return s && *s ? json_object_new_string(s) : NULL;
-}
-
 static int save_text(const char *dir, const char *name, const char *text, char *rel,
 		     size_t rellen, const char *relprefix)
 {
@@ -108,75 +105,6 @@ static int save_text(const char *dir, const char *name, const char *text, char *
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	snprintf(rel, rellen, "%s/%s", relprefix, name);
 	return write_file_atomic(path, text, strlen(text));
-}
-
-/* Kernel options that change speed or latency: the report shows those
- * that differ between variants (issue: diff configs before comparing). */
-static const char *const speed_options[] = {
-	"CONFIG_PREEMPT_RT", "CONFIG_PREEMPT", "CONFIG_PREEMPT_VOLUNTARY", "CONFIG_PREEMPT_NONE",
-	"CONFIG_PREEMPT_DYNAMIC", "CONFIG_PREEMPT_LAZY", "CONFIG_HZ", "CONFIG_NO_HZ_IDLE",
-	"CONFIG_NO_HZ_FULL", "CONFIG_HIGH_RES_TIMERS", "CONFIG_PARAVIRT_SPINLOCKS",
-	"CONFIG_QUEUED_SPINLOCKS", "CONFIG_QUEUED_RWLOCKS", "CONFIG_RCU_BOOST",
-	"CONFIG_RCU_NOCB_CPU", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", "CONFIG_NUMA_BALANCING",
-	"CONFIG_SLUB_TINY", "CONFIG_SLUB_CPU_PARTIAL", "CONFIG_CC_OPTIMIZE_FOR_SIZE",
-	"CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE", "CONFIG_SCHED_AUTOGROUP", "CONFIG_CGROUP_SCHED",
-	"CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "CONFIG_RANDOMIZE_KSTACK_OFFSET_DEFAULT",
-	"CONFIG_MITIGATION_RETPOLINE", "CONFIG_VIRT_CPU_ACCOUNTING_GEN", "CONFIG_PROVE_LOCKING",
-	"CONFIG_DEBUG_RT_MUTEXES", "CONFIG_LOCKDEP", "CONFIG_KASAN", "CONFIG_DEBUG_PREEMPT",
-	"CONFIG_MODULES", "CONFIG_NR_CPUS", NULL,
-};
-
-/* The speed-relevant options of a kernel .config ("n" when not set). */
-static json_object *config_speed(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_object *o;
-	if (!path || !*path || read_file(path, &sb, 16u << 20) || !sb.buf) {
-		sb_release(&sb);
-		return NULL;
-	}
-	o = json_object_new_object();
-	for (int i = 0; speed_options[i]; i++) {
-		char key[80];
-		const char *p;
-		size_t kl = (size_t)snprintf(key, sizeof(key), "\n%s=", speed_options[i]);
-		char val[64] = "n";
-		if ((p = strstr(sb.buf, key)))
-			snprintf(val, sizeof(val), "%.*s", (int)strcspn(p + kl, "\n"), p + kl);
-		json_object_object_add(o, speed_options[i], json_object_new_string(val));
-	}
-	sb_release(&sb);
-	return o;
-}
-
-/* Small request helpers for the agent's read and write ops. */
-static int agent_write(struct guest *g, const char *path, const char *data)
-{
-	json_object *req = json_object_new_object(), *resp = NULL;
-	int ret;
-	json_object_object_add(req, "op", json_object_new_string("write"));
-	json_object_object_add(req, "path", json_object_new_string(path));
-	json_object_object_add(req, "data", json_object_new_string(data));
-	ret = guest_call(g, req, 30, &resp);
-	if (ret == 0 && json_object_object_get(resp, "error"))
-		ret = -1;
-	json_object_put(req);
-	json_object_put(resp);
-	return ret;
-}
-
-static char *agent_read(struct guest *g, const char *path)
-{
-	json_object *req = json_object_new_object(), *resp = NULL, *v;
-	char *data = NULL;
-	json_object_object_add(req, "op", json_object_new_string("read"));
-	json_object_object_add(req, "path", json_object_new_string(path));
-	if (guest_call(g, req, 30, &resp) == 0 && json_object_object_get_ex(resp, "data", &v) &&
-	    json_object_is_type(v, json_type_string))
-		data = xstrdup(json_object_get_string(v));
-	json_object_put(req);
-	json_object_put(resp);
-	return data;
 }
 
 /* Parse the patch's counters ("rtlock.spin_started 123" lines; guest
@@ -251,6 +179,13 @@ static void exit_message(char *msg, size_t msglen, const char *what, int status,
 		 *otail ? "\nlast lines of stdout:\n" : "", otail);
 }
 
+/* A workload's (or its untimed step's) outcome in WJ. */
+static void wj_fail(json_object *wj, const char *status, const char *msg)
+{
+	json_object_object_add(wj, "status", json_object_new_string(status));
+	json_object_object_add(wj, "error", json_object_new_string(msg));
+}
+
 /* The untimed step before a workload (kbuild's configure in the guest).
  * 0 when it succeeded; otherwise WJ says why and *RET is -1 if the guest
  * is gone. */
@@ -271,9 +206,7 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 	json_object_object_add(req, "timeout_s", json_object_new_double(timeout));
 	info("kbench:   %s: untimed step: %s ...", e->label, cmd->pre_argv.v[0]);
 	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
-		json_object_object_add(wj, "status",
-				       json_object_new_string(g->timed_out ? "timeout" : "failed"));
-		json_object_object_add(wj, "error", json_object_new_string(g->err));
+		wj_fail(wj, g->timed_out ? "timeout" : "failed", g->err);
 		*ret = -1;
 		goto out;
 	}
@@ -282,9 +215,7 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 		goto fail;
 	}
 	if (json_object_object_get_ex(resp, "timed_out", &v) && json_object_get_boolean(v)) {
-		json_object_object_add(wj, "status", json_object_new_string("timeout"));
-		json_object_object_add(wj, "error", json_object_new_string(
-			"the untimed step did not finish by its deadline and was killed"));
+		wj_fail(wj, "timeout", "the untimed step did not finish by its deadline and was killed");
 		goto out;
 	}
 	status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
@@ -296,117 +227,83 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 		     json_object_object_get_ex(resp, "stdout", &v) ? json_object_get_string(v) : "",
 		     json_object_object_get_ex(resp, "stderr", &v) ? json_object_get_string(v) : "");
 fail:
-	json_object_object_add(wj, "status", json_object_new_string("failed"));
-	json_object_object_add(wj, "error", json_object_new_string(msg));
+	wj_fail(wj, "failed", msg);
 out:
 	json_object_put(req);
 	json_object_put(resp);
 	return bad;
 }
 
-/* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is
- * still usable afterwards, -1 if it is gone or hung. */
-static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
-			const char *rawdir, const char *relraw, json_object *wj)
+/* ARGV as a person would type it. */
+static json_object *command_line(const struct strvec *argv)
 {
-	int lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
-	struct guest_cmd cmd;
-	json_object *req = NULL, *resp = NULL, *v, *argv, *metrics;
-	struct metric_set ms = METRIC_SET_INIT;
-	struct parse_error perr = { 0, "" };
-	const char *out = "", *errout = "";
-	size_t outlen = 0;
-	char name[KB_PATH_MAX], rel[KB_PATH_MAX];
-	double timeout;
-	int ret = 0;
+	struct strbuf sb = STRBUF_INIT;
+	json_object *o;
+	for (size_t i = 0; i < argv->n; i++)
+		sb_addf(&sb, "%s%s", i ? " " : "", argv->v[i]);
+	o = json_object_new_string(sb.buf ? sb.buf : "");
+	sb_release(&sb);
+	return o;
+}
 
-	guest_cmd_init(&cmd);
-	json_object_object_add(wj, "label", json_object_new_string(e->label));
-	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
-	if (e->ops->command(e->params, &cmd)) {
-		json_object_object_add(wj, "status", json_object_new_string("failed"));
-		json_object_object_add(wj, "error", json_object_new_string("cannot build the command"));
-		goto out;
-	}
-	timeout = e->timeout_s > 0 ? e->timeout_s : cmd.timeout_s * tscale;
-	req = json_object_new_object();
+/* The agent's exec request for CMD; its command lines go into WJ. */
+static json_object *workload_request(const struct guest_cmd *cmd, double timeout, json_object *wj)
+{
+	json_object *req = json_object_new_object();
 	json_object_object_add(req, "op", json_object_new_string("exec"));
-	argv = json_object_new_array();
-	for (size_t i = 0; i < cmd.argv.n; i++)
-		json_object_array_add(argv, json_object_new_string(cmd.argv.v[i]));
-	json_object_object_add(req, "argv", argv);
-	if (cmd.bg_argv.n) {
-		argv = json_object_new_array();
-		for (size_t i = 0; i < cmd.bg_argv.n; i++)
-			json_object_array_add(argv, json_object_new_string(cmd.bg_argv.v[i]));
-		json_object_object_add(req, "bg_argv", argv);
-	}
-	if (cmd.cwd[0])
-		json_object_object_add(req, "cwd", json_object_new_string(cmd.cwd));
-	if (cmd.in_root)
+	json_object_object_add(req, "argv", strvec_json(&cmd->argv));
+	if (cmd->bg_argv.n)
+		json_object_object_add(req, "bg_argv", strvec_json(&cmd->bg_argv));
+	if (cmd->cwd[0])
+		json_object_object_add(req, "cwd", json_object_new_string(cmd->cwd));
+	if (cmd->in_root)
 		json_object_object_add(req, "root", json_object_new_string(KB_HOSTROOT));
-	if (cmd.bg_in_root)
+	if (cmd->bg_in_root)
 		json_object_object_add(req, "bg_root", json_object_new_string(KB_HOSTROOT));
-	if (cmd.env.n)
-		json_object_object_add(req, "env", strvec_json(&cmd.env));
+	if (cmd->env.n)
+		json_object_object_add(req, "env", strvec_json(&cmd->env));
 	json_object_object_add(req, "timeout_s", json_object_new_double(timeout));
-	{
-		/* the command line, as a person would type it */
-		struct strbuf sb = STRBUF_INIT;
-		for (size_t i = 0; i < cmd.argv.n; i++)
-			sb_addf(&sb, "%s%s", i ? " " : "", cmd.argv.v[i]);
-		json_object_object_add(wj, "command", json_object_new_string(sb.buf ? sb.buf : ""));
-		if (cmd.bg_argv.n) {
-			sb_reset(&sb);
-			for (size_t i = 0; i < cmd.bg_argv.n; i++)
-				sb_addf(&sb, "%s%s", i ? " " : "", cmd.bg_argv.v[i]);
-			json_object_object_add(wj, "background", json_object_new_string(sb.buf));
-		}
-		sb_release(&sb);
-	}
-	info("kbench:   %s: %s", e->label,
-	     json_object_get_string(json_object_object_get(wj, "command")));
-	if (cmd.pre_argv.n && run_pre(g, e, &cmd, tscale, wj, &ret))
-		goto out;
-	if (lock_stats && agent_write(g, KB_LOCK_STATS_RESET, "1"))
-		warning("%s: cannot reset the lock counters", e->label);
-	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
-		json_object_object_add(wj, "status",
-				       json_object_new_string(g->timed_out ? "timeout" : "failed"));
-		json_object_object_add(wj, "error", json_object_new_string(g->err));
-		ret = -1;
-		goto out;
-	}
-	if (json_object_object_get_ex(resp, "error", &v) && json_object_is_type(v, json_type_string)) {
-		json_object_object_add(wj, "status", json_object_new_string("failed"));
-		json_object_object_add(wj, "error", json_object_new_string(json_object_get_string(v)));
-		goto out;
-	}
+	json_object_object_add(wj, "command", command_line(&cmd->argv));
+	if (cmd->bg_argv.n)
+		json_object_object_add(wj, "background", command_line(&cmd->bg_argv));
+	return req;
+}
+
+/* What the agent answered, kept: the raw outputs in RAWDIR, the times,
+ * the lock counters, background runs. */
+struct wl_output {
+	const char *out, *errout;
+	size_t outlen;
+};
+
+static void workload_keep(struct guest *g, const struct suite_entry *e, json_object *resp,
+			  int lock_stats, const char *rawdir, const char *relraw, json_object *wj,
+			  struct wl_output *o)
+{
+	static const char *const keys[] = { "wall_s", "user_s", "sys_s", NULL };
+	char name[KB_PATH_MAX], rel[KB_PATH_MAX];
+	json_object *v;
 	if (json_object_object_get_ex(resp, "stdout", &v) && json_object_is_type(v, json_type_string)) {
-		out = json_object_get_string(v);
-		outlen = (size_t)json_object_get_string_len(v);
+		o->out = json_object_get_string(v);
+		o->outlen = (size_t)json_object_get_string_len(v);
 	}
 	if (json_object_object_get_ex(resp, "stderr", &v) && json_object_is_type(v, json_type_string))
-		errout = json_object_get_string(v);
+		o->errout = json_object_get_string(v);
 	snprintf(name, sizeof(name), "%s.out", e->label);
-	if (save_text(rawdir, name, out, rel, sizeof(rel), relraw) == 0)
+	if (save_text(rawdir, name, o->out, rel, sizeof(rel), relraw) == 0)
 		json_object_object_add(wj, "raw", json_object_new_string(rel));
-	if (*errout) {
+	if (*o->errout) {
 		snprintf(name, sizeof(name), "%s.err", e->label);
-		if (save_text(rawdir, name, errout, rel, sizeof(rel), relraw) == 0)
+		if (save_text(rawdir, name, o->errout, rel, sizeof(rel), relraw) == 0)
 			json_object_object_add(wj, "raw_stderr", json_object_new_string(rel));
 	}
-	{
-		static const char *const keys[] = { "wall_s", "user_s", "sys_s", NULL };
-		for (int i = 0; keys[i]; i++)
-			if (json_object_object_get_ex(resp, keys[i], &v) &&
-			    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
-			    isfinite(json_object_get_double(v)) && json_object_get_double(v) >= 0)
-				json_object_object_add(wj, keys[i],
-						       json_object_new_double(json_object_get_double(v)));
-	}
+	for (int i = 0; keys[i]; i++)
+		if (json_object_object_get_ex(resp, keys[i], &v) &&
+		    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
+		    isfinite(json_object_get_double(v)) && json_object_get_double(v) >= 0)
+			json_object_object_add(wj, keys[i], json_object_new_double(json_object_get_double(v)));
 	if (lock_stats) {
-		char *text = agent_read(g, KB_LOCK_STATS);
+		char *text = guest_read(g, KB_LOCK_STATS);
 		json_object *ls = text ? parse_lock_stats(text) : NULL;
 		if (ls)
 			json_object_object_add(wj, "lock_stats", ls);
@@ -416,64 +313,112 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	}
 	if (json_object_object_get_ex(resp, "bg_runs", &v) && json_object_get_int(v) > 0)
 		json_object_object_add(wj, "background_runs", json_object_new_int(json_object_get_int(v)));
+}
+
+/* METRICS as results.json has them. */
+static json_object *metrics_json(const struct metric_set *ms)
+{
+	json_object *metrics = json_object_new_object();
+	for (size_t i = 0; i < ms->n; i++) {
+		json_object *m = json_object_new_object();
+		json_object_object_add(m, "value", json_object_new_double(ms->v[i].value));
+		json_object_object_add(m, "unit", json_object_new_string(ms->v[i].unit));
+		json_object_object_add(m, "better", json_object_new_string(
+			ms->v[i].better == BETTER_HIGHER ? "higher" : "lower"));
+		json_object_object_add(metrics, ms->v[i].name, m);
+	}
+	return metrics;
+}
+
+/* Did it finish and exit 0, does its output parse: WJ's status, and
+ * its metrics when ok. */
+static void workload_judge(const struct suite_entry *e, const struct guest_cmd *cmd,
+			   json_object *resp, const struct wl_output *o, json_object *wj)
+{
+	struct metric_set ms = METRIC_SET_INIT;
+	struct parse_error perr = { 0, "" };
+	char msg[2200];
+	json_object *v;
+	int status, sig;
 	if (json_object_object_get_ex(resp, "timed_out", &v) && json_object_get_boolean(v)) {
-		json_object_object_add(wj, "status", json_object_new_string("timeout"));
-		json_object_object_add(wj, "error", json_object_new_string(
-			"the workload did not finish by its deadline and was killed"));
+		wj_fail(wj, "timeout", "the workload did not finish by its deadline and was killed");
 		goto out;
 	}
-	{
-		int status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
-		int sig = json_object_object_get_ex(resp, "signal", &v) ? json_object_get_int(v) : 0;
-		if (status != 0 || sig) {
-			char msg[2200];
-			exit_message(msg, sizeof(msg), "", status, sig, out, errout);
-			json_object_object_add(wj, "status", json_object_new_string("failed"));
-			json_object_object_add(wj, "error", json_object_new_string(msg));
-			goto out;
-		}
+	status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
+	sig = json_object_object_get_ex(resp, "signal", &v) ? json_object_get_int(v) : 0;
+	if (status != 0 || sig) {
+		exit_message(msg, sizeof(msg), "", status, sig, o->out, o->errout);
+		wj_fail(wj, "failed", msg);
+		goto out;
 	}
 	if (json_object_object_get_ex(resp, "truncated", &v) && json_object_get_boolean(v))
 		warning("%s: the guest truncated the output at its capture limit", e->label);
-	if (e->ops->parse(e->params, out, outlen, &ms, &perr)) {
-		char msg[400];
+	if (e->ops->parse(e->params, o->out, o->outlen, &ms, &perr)) {
 		snprintf(msg, sizeof(msg), "cannot parse %s output (line %d): %s", e->ops->name,
 			 perr.line, perr.msg);
-		json_object_object_add(wj, "status", json_object_new_string("parse-error"));
-		json_object_object_add(wj, "error", json_object_new_string(msg));
+		wj_fail(wj, "parse-error", msg);
 		goto out;
 	}
-	if (cmd.report_times) {
+	if (cmd->report_times) {
 		/* make's own times, as the agent measured them (rusage) */
 		static const char *const t[][2] = { { "elapsed", "wall_s" }, { "user", "user_s" },
 						    { "sys", "sys_s" } };
 		for (int i = 0; i < 3; i++) {
 			json_object *x = json_object_object_get(wj, t[i][1]);
 			if (!x) {
-				json_object_object_add(wj, "status", json_object_new_string("failed"));
-				json_object_object_add(wj, "error", json_object_new_string(
-					"the agent did not report the command's times"));
+				wj_fail(wj, "failed", "the agent did not report the command's times");
 				goto out;
 			}
 			metric_set_add(&ms, t[i][0], "s", BETTER_LOWER, json_object_get_double(x));
 		}
 	}
-	metrics = json_object_new_object();
-	for (size_t i = 0; i < ms.n; i++) {
-		json_object *m = json_object_new_object();
-		json_object_object_add(m, "value", json_object_new_double(ms.v[i].value));
-		json_object_object_add(m, "unit", json_object_new_string(ms.v[i].unit));
-		json_object_object_add(m, "better", json_object_new_string(
-			ms.v[i].better == BETTER_HIGHER ? "higher" : "lower"));
-		json_object_object_add(metrics, ms.v[i].name, m);
-	}
 	json_object_object_add(wj, "status", json_object_new_string("ok"));
-	json_object_object_add(wj, "metrics", metrics);
-	if (ms.extra) {
+	json_object_object_add(wj, "metrics", metrics_json(&ms));
+	if (ms.extra)
 		json_object_object_add(wj, "extra", json_object_get(ms.extra));
-	}
 out:
 	metric_set_release(&ms);
+}
+
+/* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is
+ * still usable afterwards, -1 if it is gone or hung. */
+static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
+			const char *rawdir, const char *relraw, json_object *wj)
+{
+	int lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
+	struct wl_output o = { "", "", 0 };
+	struct guest_cmd cmd;
+	json_object *req = NULL, *resp = NULL, *v;
+	double timeout;
+	int ret = 0;
+
+	guest_cmd_init(&cmd);
+	json_object_object_add(wj, "label", json_object_new_string(e->label));
+	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
+	if (e->ops->command(e->params, &cmd)) {
+		wj_fail(wj, "failed", "cannot build the command");
+		goto out;
+	}
+	timeout = e->timeout_s > 0 ? e->timeout_s : cmd.timeout_s * tscale;
+	req = workload_request(&cmd, timeout, wj);
+	info("kbench:   %s: %s", e->label,
+	     json_object_get_string(json_object_object_get(wj, "command")));
+	if (cmd.pre_argv.n && run_pre(g, e, &cmd, tscale, wj, &ret))
+		goto out;
+	if (lock_stats && guest_write(g, KB_LOCK_STATS_RESET, "1"))
+		warning("%s: cannot reset the lock counters", e->label);
+	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
+		wj_fail(wj, g->timed_out ? "timeout" : "failed", g->err);
+		ret = -1;
+		goto out;
+	}
+	if (json_object_object_get_ex(resp, "error", &v) && json_object_is_type(v, json_type_string)) {
+		wj_fail(wj, "failed", json_object_get_string(v));
+		goto out;
+	}
+	workload_keep(g, e, resp, lock_stats, rawdir, relraw, wj, &o);
+	workload_judge(e, &cmd, resp, &o, wj);
+out:
 	guest_cmd_release(&cmd);
 	json_object_put(req);
 	json_object_put(resp);
@@ -518,68 +463,165 @@ static int mount_scratch(struct guest *g, char *err, size_t errlen)
 	return ret;
 }
 
-static void iteration_fail(json_object *ij, const char *why, const char *console)
+/* How an iteration ended; its message is in results.json ("error"). */
+enum iter_outcome {
+	IT_OK,
+	IT_SETUP_FAILED,    /* before the boot: directories, disks */
+	IT_BOOT_FAILED,     /* the guest did not come up to the agent: tried again */
+	IT_GUEST_FAILED,    /* up, but its disks or shares could not be set up */
+	IT_GUEST_LOST,      /* gone or hung during a workload */
+	IT_WORKLOAD_FAILED, /* a workload failed, timed out or did not parse */
+	IT_INTERRUPTED,     /* Ctrl-C or SIGTERM */
+};
+
+/* One iteration's fixed facts and paths. */
+struct iter {
+	const struct suite *s;
+	const struct backend_ops *bk;
+	struct boot_params *bp;
+	const struct image_needs *needs;
+	double tscale;           /* workload deadlines */
+	int index, warmup;
+	const char *rundir;
+	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64];
+	json_object *ij;
+};
+
+static enum iter_outcome iteration_fail(struct iter *it, enum iter_outcome why_kind,
+					const char *why)
 {
-	char *tail = file_tail(console, 25);
-	json_object_object_add(ij, "status", json_object_new_string("failed"));
-	json_object_object_add(ij, "error", json_object_new_string(why));
-	json_object_object_add(ij, "console_tail", json_object_new_string(tail));
+	char *tail = file_tail(it->console, 25);
+	json_object_object_add(it->ij, "status", json_object_new_string("failed"));
+	json_object_object_add(it->ij, "error", json_object_new_string(why));
+	json_object_object_add(it->ij, "console_tail", json_object_new_string(tail));
 	warning("iteration failed: %s", why);
 	if (*tail)
 		fprintf(stderr, "--- console tail (%s) ---\n%s\n--- end of console tail ---\n",
-			console, tail);
+			it->console, tail);
 	free(tail);
+	return why_kind;
 }
 
-/* The kbuild disk's copy-on-write layer over the cached image (kept
- * across iterations only when the suite asks for no clean). */
-static int kbuild_overlay(const struct image_needs *needs, const char *overlay)
+/* Paths, the backend's disks, the boot and the guest's own setup. */
+static enum iter_outcome iteration_boot(struct iter *it, struct guest *g)
 {
-	const char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-			       needs->disk, overlay, NULL };
-	struct strbuf out = STRBUF_INIT;
+	char err[600];
+	struct test_ctx tc = { .bp = it->bp };
+	const char *keep = it->bp->cmdline;
 	int r;
-	if (needs->disk_keep && path_exists(overlay))
-		return 0;
-	unlink(overlay);
-	r = run_capture(argv, 60, &out);
-	if (r)
-		error("qemu-img create of the kbuild disk layer failed (status %d): %s", r,
-		      out.buf ? out.buf : "");
-	sb_release(&out);
-	return r ? -1 : 0;
+	if (mkdir_p(it->rawdir, 0755))
+		return iteration_fail(it, IT_SETUP_FAILED, "cannot create the raw output directory");
+	it->bp->console_log = it->console;
+	if (it->bk->prepare && it->bk->prepare(it->bp, err, sizeof(err)))
+		return iteration_fail(it, IT_SETUP_FAILED, err);
+	guest_init(g, it->bk);
+	test_hook(TEST_BEFORE_BOOT, &tc);
+	r = guest_boot(g, it->bp);
+	it->bp->cmdline = keep;
+	if (r) {
+		snprintf(err, sizeof(err), "boot failed: %s", g->err);
+		guest_release(g);
+		return iteration_fail(it, IT_BOOT_FAILED, err);
+	}
+	json_object_object_add(it->ij, "boot_s", json_object_new_double(g->t_ready - g->t_start));
+	json_object_object_add(it->ij, "guest", json_object_get(g->hello));
+	info("kbench: iteration %d%s: guest %s up in %.1f s", it->index,
+	     it->warmup ? " (warm-up)" : "",
+	     json_object_get_string(json_object_object_get(g->hello, "kernel")),
+	     g->t_ready - g->t_start);
+	if ((it->bp->scratch_mb && mount_scratch(g, err, sizeof(err))) ||
+	    (it->bp->hostroot && hostroot_setup(g, it->needs->disk_mount, err, sizeof(err)))) {
+		guest_shutdown(g, 5);
+		guest_release(g);
+		return iteration_fail(it, IT_GUEST_FAILED, err);
+	}
+	return IT_OK;
 }
 
-static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
-			       const struct image_needs *needs, int index, int warmup,
-			       const char *rundir, json_object *ij);
-
-/* One iteration, then its console (or kernel log) scanned for kernel
- * trouble: a panic, oops, BUG, WARNING, lockdep report, hung task, RCU
- * stall or lockup fails the iteration with the excerpt, even when every
- * workload finished (their results stay in results.json). */
-/* A failed boot of iteration INDEX (attempt ATTEMPT) set aside before
- * the next try: its console moves to iter-N.boot-K.log, and ij's
- * boot_retries array gains the error and any kernel trouble. */
-static void boot_attempt_keep(const char *rundir, int index, int attempt, json_object *ij)
+/* Every workload of the suite in the booted guest. IT_GUEST_LOST (the
+ * guest released) when one leaves it gone or hung. */
+static enum iter_outcome iteration_workloads(struct iter *it, struct guest *g, double *work_s)
 {
-	char from[KB_PATH_MAX], rel[96], to[KB_PATH_MAX], kinds[200] = "";
-	json_object *a = json_object_new_object(), *list = json_object_object_get(ij, "boot_retries");
-	json_object *t;
-	const char *err = json_object_get_string(json_object_object_get(ij, "error"));
-	snprintf(from, sizeof(from), "%s/console/iter-%d.log", rundir, index);
-	snprintf(rel, sizeof(rel), "console/iter-%d.boot-%d.log", index, attempt);
-	snprintf(to, sizeof(to), "%s/%s", rundir, rel);
-	if (rename(from, to))
-		warning("cannot keep the failed boot's console '%s': %s", from, strerror(errno));
-	{
-		/* QEMU's own messages beside it */
-		char qf[KB_PATH_MAX + 8], qt[KB_PATH_MAX + 8];
-		snprintf(qf, sizeof(qf), "%s.qemu", from);
-		snprintf(qt, sizeof(qt), "%s.qemu", to);
-		if (path_exists(qf))
-			rename(qf, qt);
+	json_object *wl = json_object_object_get(it->ij, "workloads");
+	enum iter_outcome out = IT_OK;
+	char err[600];
+	for (size_t i = 0; i < it->s->n && !kb_interrupted; i++) {
+		const struct suite_entry *e = &it->s->w[i];
+		json_object *wj = json_object_new_object(), *st;
+		int r;
+		json_object_array_add(wl, wj);
+		r = run_workload(g, e, it->tscale, it->rawdir, it->relraw, wj);
+		st = json_object_object_get(wj, "status");
+		if (!st || strcmp(json_object_get_string(st), "ok")) {
+			out = IT_WORKLOAD_FAILED;
+			warning("%s %s: %s", e->label, st ? json_object_get_string(st) : "failed",
+				json_object_get_string(json_object_object_get(wj, "error")));
+		}
+		if (json_object_object_get(wj, "wall_s"))
+			*work_s += json_object_get_double(json_object_object_get(wj, "wall_s"));
+		if (r) {
+			snprintf(err, sizeof(err), "%s: %s", e->label,
+				 json_object_get_string(json_object_object_get(wj, "error")));
+			guest_shutdown(g, 0);
+			guest_release(g);
+			return iteration_fail(it, IT_GUEST_LOST, err);
+		}
 	}
+	return out;
+}
+
+/* One iteration: boot, run every workload, save logs, power off. */
+static enum iter_outcome run_iteration_inner(struct iter *it)
+{
+	struct guest g;
+	enum iter_outcome out;
+	double t0 = now_mono(), work_s = 0;
+	struct test_ctx tc = { .g = &g };
+
+	json_object_object_add(it->ij, "index", json_object_new_int(it->index));
+	json_object_object_add(it->ij, "warmup", json_object_new_boolean(it->warmup));
+	json_object_object_add(it->ij, "console", json_object_new_string(it->relcon));
+	json_object_object_add(it->ij, "workloads", json_object_new_array());
+	if ((out = iteration_boot(it, &g)) != IT_OK)
+		return out;
+	out = iteration_workloads(it, &g, &work_s);
+	if (out == IT_GUEST_LOST) {
+		json_object_object_add(it->ij, "wall_s", json_object_new_double(now_mono() - t0));
+		return out;
+	}
+	test_hook(TEST_AFTER_WORKLOADS, &tc);
+	save_dmesg(&g, it->rawdir, it->relraw, it->ij);
+	if (guest_shutdown(&g, 30))
+		warning("the guest did not power off within 30 s and was killed");
+	guest_release(&g);
+	if (it->bk->cleanup)
+		it->bk->cleanup(it->bp);
+	json_object_object_add(it->ij, "wall_s", json_object_new_double(now_mono() - t0));
+	json_object_object_add(it->ij, "workload_s", json_object_new_double(work_s));
+	if (kb_interrupted)
+		return iteration_fail(it, IT_INTERRUPTED, "interrupted");
+	if (out != IT_OK) {
+		json_object_object_add(it->ij, "status", json_object_new_string("failed"));
+		json_object_object_add(it->ij, "error", json_object_new_string("a workload failed"));
+		return out;
+	}
+	json_object_object_add(it->ij, "status", json_object_new_string("ok"));
+	return IT_OK;
+}
+
+/* A failed boot of the iteration (attempt ATTEMPT) set aside before the
+ * next try: its console (and the backend's log) moves to
+ * iter-N.boot-K.log, and ij's boot_retries array gains the error and any
+ * kernel trouble. */
+static void boot_attempt_keep(struct iter *it, int attempt)
+{
+	char rel[96], to[KB_PATH_MAX], kinds[200] = "";
+	json_object *a = json_object_new_object();
+	json_object *list = json_object_object_get(it->ij, "boot_retries"), *t;
+	const char *err = json_object_get_string(json_object_object_get(it->ij, "error"));
+	snprintf(rel, sizeof(rel), "console/iter-%d.boot-%d.log", it->index, attempt);
+	snprintf(to, sizeof(to), "%s/%s", it->rundir, rel);
+	backend_logs_move(it->bk, it->console, to);
 	t = trouble_scan_file(to);
 	if (t)
 		trouble_kinds(t, kinds, sizeof(kinds));
@@ -589,181 +631,68 @@ static void boot_attempt_keep(const char *rundir, int index, int attempt, json_o
 	json_object_object_add(a, "kernel_trouble", t);
 	if (!list) {
 		list = json_object_new_array();
-		json_object_object_add(ij, "boot_retries", list);
+		json_object_object_add(it->ij, "boot_retries", list);
 	}
 	json_object_array_add(list, a);
 	warning("iteration %d: boot %d failed (%s%s%s); booting again (--boot-retries; console kept in %s)",
-		index, attempt, err ? err : "boot failed", *kinds ? "; kernel trouble: " : "", kinds, to);
-	json_object_object_del(ij, "status");
-	json_object_object_del(ij, "error");
-	json_object_object_del(ij, "console_tail");
+		it->index, attempt, err ? err : "boot failed", *kinds ? "; kernel trouble: " : "",
+		kinds, to);
+	json_object_object_del(it->ij, "status");
+	json_object_object_del(it->ij, "error");
+	json_object_object_del(it->ij, "console_tail");
 }
 
-static int run_iteration(const struct suite *s, struct boot_params *bp,
-			 const struct image_needs *needs, int index, int warmup,
-			 const char *rundir, int retries, json_object *ij)
+/* The console (or kernel log) scanned for kernel trouble: a panic, oops,
+ * BUG, WARNING, lockdep report, hung task, RCU stall or lockup fails the
+ * iteration with the excerpt, even when every workload finished (their
+ * results stay in results.json). 0 when there is none. */
+static int iteration_trouble(struct iter *it, int failed)
 {
-	int r;
 	char path[KB_PATH_MAX], kinds[200], msg[1200];
 	json_object *t, *first;
 	const char *ex, *prev;
-	for (int attempt = 1;; attempt++) {
-		const char *e, *keep = bp->cmdline, *inj = getenv("KBENCH_TEST_BOOT_PANICS");
-		static int injected;
-		char panic_cmdline[OPT_STR_MAX * 2 + 32];
-		if (inj && injected < atoi(inj)) {
-			/* fault injection for the tests (docs/reliability.md): the
-			 * run's first N boots get an init that exits, a real panic */
-			snprintf(panic_cmdline, sizeof(panic_cmdline), "%s rdinit=/bin/false",
-				 keep ? keep : "");
-			bp->cmdline = panic_cmdline;
-			injected++;
-		}
-		r = run_iteration_inner(s, bp, needs, index, warmup, rundir, ij);
-		bp->cmdline = keep;
-		e = json_object_get_string(json_object_object_get(ij, "error"));
-		if (!r || kb_interrupted || attempt > retries || !e || strncmp(e, "boot failed", 11))
-			break;
-		boot_attempt_keep(rundir, index, attempt, ij);
-	}
-	snprintf(path, sizeof(path), "%s/console/iter-%d.log", rundir, index);
+	snprintf(path, sizeof(path), "%s", it->console);
 	t = trouble_scan_file(path);
 	if (!t) {
-		snprintf(path, sizeof(path), "%s/raw/iter-%d/dmesg.txt", rundir, index);
+		snprintf(path, sizeof(path), "%s/dmesg.txt", it->rawdir);
 		t = trouble_scan_file(path);
 	}
 	if (!t)
-		return r;
+		return 0;
 	trouble_kinds(t, kinds, sizeof(kinds));
 	first = json_object_array_get_idx(t, 0);
 	ex = json_object_get_string(json_object_object_get(first, "excerpt"));
-	prev = json_object_get_string(json_object_object_get(ij, "error"));
+	prev = json_object_get_string(json_object_object_get(it->ij, "error"));
 	snprintf(msg, sizeof(msg), "%s%skernel trouble on the console: %s (first at line %d of %s)",
-		 r && prev ? prev : "", r && prev ? "; " : "", kinds,
+		 failed && prev ? prev : "", failed && prev ? "; " : "", kinds,
 		 json_object_get_int(json_object_object_get(first, "line")), path);
-	json_object_object_add(ij, "kernel_trouble", t);
-	json_object_object_add(ij, "status", json_object_new_string("failed"));
-	json_object_object_add(ij, "error", json_object_new_string(msg));
-	json_object_object_add(ij, "console_tail", json_object_new_string(ex));
-	warning("iteration %d: %s", index, msg);
+	json_object_object_add(it->ij, "kernel_trouble", t);
+	json_object_object_add(it->ij, "status", json_object_new_string("failed"));
+	json_object_object_add(it->ij, "error", json_object_new_string(msg));
+	json_object_object_add(it->ij, "console_tail", json_object_new_string(ex));
+	warning("iteration %d: %s", it->index, msg);
 	fprintf(stderr, "--- %s ---\n%s--- end ---\n", kinds, ex);
 	return -1;
 }
 
-/* One iteration: boot, run every workload, save logs, power off. */
-static int run_iteration_inner(const struct suite *s, struct boot_params *bp,
-			       const struct image_needs *needs, int index, int warmup,
-			       const char *rundir, json_object *ij)
+/* One iteration, its failed boots tried again up to RETRIES times, then
+ * its logs scanned for kernel trouble. 0 when it is ok. */
+static int run_iteration(struct iter *it, int retries)
 {
-	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64], err[600];
-	struct guest g;
-	json_object *wl = json_object_new_array();
-	int ok = 1;
-	double t0 = now_mono(), work_s = 0;
-	double tscale = bp->accel == ACCEL_TCG ? 3.0 : 1.0;
-
-	snprintf(relraw, sizeof(relraw), "raw/iter-%d", index);
-	snprintf(rawdir, sizeof(rawdir), "%s/%s", rundir, relraw);
-	snprintf(relcon, sizeof(relcon), "console/iter-%d.log", index);
-	snprintf(console, sizeof(console), "%s/%s", rundir, relcon);
-	json_object_object_add(ij, "index", json_object_new_int(index));
-	json_object_object_add(ij, "warmup", json_object_new_boolean(warmup));
-	json_object_object_add(ij, "console", json_object_new_string(relcon));
-	json_object_object_add(ij, "workloads", wl);
-	if (mkdir_p(rawdir, 0755)) {
-		iteration_fail(ij, "cannot create the raw output directory", console);
+	enum iter_outcome out;
+	snprintf(it->relraw, sizeof(it->relraw), "raw/iter-%d", it->index);
+	snprintf(it->rawdir, sizeof(it->rawdir), "%s/%s", it->rundir, it->relraw);
+	snprintf(it->relcon, sizeof(it->relcon), "console/iter-%d.log", it->index);
+	snprintf(it->console, sizeof(it->console), "%s/%s", it->rundir, it->relcon);
+	for (int attempt = 1;; attempt++) {
+		out = run_iteration_inner(it);
+		if (out != IT_BOOT_FAILED || kb_interrupted || attempt > retries)
+			break;
+		boot_attempt_keep(it, attempt);
+	}
+	if (iteration_trouble(it, out != IT_OK))
 		return -1;
-	}
-	bp->console_log = console;
-	if (bp->scratch && scratch_create(bp->scratch, SCRATCH_MB)) {
-		iteration_fail(ij, "cannot create the scratch disk", console);
-		return -1;
-	}
-	if (bp->kbuild_disk && kbuild_overlay(needs, bp->kbuild_disk)) {
-		iteration_fail(ij, "cannot create the kbuild disk's copy-on-write layer", console);
-		return -1;
-	}
-	guest_init(&g, &qemu_backend);
-	if (guest_boot(&g, bp)) {
-		snprintf(err, sizeof(err), "boot failed: %s", g.err);
-		guest_release(&g);
-		iteration_fail(ij, err, console);
-		return -1;
-	}
-	json_object_object_add(ij, "boot_s", json_object_new_double(g.t_ready - g.t_start));
-	json_object_object_add(ij, "guest", json_object_get(g.hello));
-	info("kbench: iteration %d%s: guest %s up in %.1f s", index, warmup ? " (warm-up)" : "",
-	     json_object_get_string(json_object_object_get(g.hello, "kernel")),
-	     g.t_ready - g.t_start);
-	if ((bp->scratch && mount_scratch(&g, err, sizeof(err))) ||
-	    (bp->hostroot && hostroot_setup(&g, needs->disk_mount, err, sizeof(err)))) {
-		guest_shutdown(&g, 5);
-		guest_release(&g);
-		iteration_fail(ij, err, console);
-		return -1;
-	}
-	for (size_t i = 0; i < s->n && !kb_interrupted; i++) {
-		json_object *wj = json_object_new_object();
-		json_object *st;
-		int r;
-		json_object_array_add(wl, wj);
-		r = run_workload(&g, &s->w[i], tscale, rawdir, relraw, wj);
-		st = json_object_object_get(wj, "status");
-		if (!st || strcmp(json_object_get_string(st), "ok")) {
-			ok = 0;
-			warning("%s %s: %s", s->w[i].label, st ? json_object_get_string(st) : "failed",
-				json_object_get_string(json_object_object_get(wj, "error")));
-		}
-		if (json_object_object_get(wj, "wall_s"))
-			work_s += json_object_get_double(json_object_object_get(wj, "wall_s"));
-		if (r) {
-			snprintf(err, sizeof(err), "%s: %s", s->w[i].label,
-				 json_object_get_string(json_object_object_get(wj, "error")));
-			guest_shutdown(&g, 0);
-			guest_release(&g);
-			iteration_fail(ij, err, console);
-			json_object_object_add(ij, "wall_s", json_object_new_double(now_mono() - t0));
-			return -1;
-		}
-	}
-	{
-		/* fault injection for the tests (docs/reliability.md): lines of
-		 * this file go into the guest's kernel log as warnings, so the
-		 * console carries e.g. a lockdep report as the kernel prints it */
-		const char *kmsg = getenv("KBENCH_TEST_KMSG");
-		struct strbuf sb = STRBUF_INIT;
-		if (kmsg && *kmsg && read_file(kmsg, &sb, 1u << 20) == 0 && sb.buf) {
-			char *save = NULL;
-			for (char *l = strtok_r(sb.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				char rec[1100];
-				snprintf(rec, sizeof(rec), "<4>%.1000s", l);
-				if (agent_write(&g, "/dev/kmsg", rec))
-					warning("KBENCH_TEST_KMSG: cannot write to the guest's /dev/kmsg");
-			}
-		}
-		sb_release(&sb);
-	}
-	save_dmesg(&g, rawdir, relraw, ij);
-	if (guest_shutdown(&g, 30))
-		warning("the guest did not power off within 30 s and was killed");
-	guest_release(&g);
-	if (bp->scratch)
-		unlink(bp->scratch);
-	if (bp->kbuild_disk && !needs->disk_keep)
-		unlink(bp->kbuild_disk);
-	json_object_object_add(ij, "wall_s", json_object_new_double(now_mono() - t0));
-	json_object_object_add(ij, "workload_s", json_object_new_double(work_s));
-	if (kb_interrupted) {
-		iteration_fail(ij, "interrupted", console);
-		return -1;
-	}
-	if (!ok) {
-		json_object_object_add(ij, "status", json_object_new_string("failed"));
-		json_object_object_add(ij, "error", json_object_new_string("a workload failed"));
-		return -1;
-	}
-	json_object_object_add(ij, "status", json_object_new_string("ok"));
-	return 0;
+	return out == IT_OK ? 0 : -1;
 }
 
 /* Every host tool a run needs, checked before any work; exit 2 names the
@@ -898,268 +827,282 @@ static void index_append(const char *dir, json_object *ij)
 	json_object_put(o);
 }
 
-int run_bench(const struct run_opts *o, struct run_result *res)
-{
+/* Everything one run holds, phase to phase. */
+struct bench {
+	const struct run_opts *o;
+	struct run_opts ro;          /* the options, or a resumed run's */
+	struct run_result *res;
 	struct variant v;
 	struct suite s;
 	struct kernel_image k;
-	struct image_needs needs = IMAGE_NEEDS_INIT;
+	struct image_needs needs;
+	const struct backend_ops *bk;
+	void *bkparams;              /* the backend's parameters */
+	struct backend_info bi;
 	struct boot_params bp;
-	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX] = "";
-	char kbdisk[KB_PATH_MAX], scratch[KB_PATH_MAX], started[32], finished[32], cmdline[OPT_STR_MAX * 2];
-	json_object *doc = NULL, *its, *jv, *js, *wls, *old = NULL;
-	int resuming = o->resume != NULL;
-	struct run_opts ro = *o;
-	int vcpus = o->vcpus > 0 ? o->vcpus : host_cores();
-	int mem = o->mem_mb > 0 ? o->mem_mb : 2048;
-	int ret = KB_EXIT_USAGE, iterations, total;
-	const char *agent = agent_path();
+	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX];
+	char cmdline[OPT_STR_MAX * 2];
+	int vcpus, mem, iterations;
+	json_object *old;            /* the resumed run's document */
+	json_object *doc;
+};
 
-	memset(res, 0, sizeof(*res));
-	memset(&s, 0, sizeof(s));
-	snprintf(runs, sizeof(runs), "%s/runs", o->reports ? o->reports : "reports");
+/* --resume: the run's variant, suite and settings, not new ones. */
+static int resume_settings(struct bench *b)
+{
+	const struct run_opts *o = b->o;
+	char path[KB_PATH_MAX];
+	const char *xc, *bk;
+	json_object *x;
+	resume_dir(o->resume, b->runs, b->res->dir, sizeof(b->res->dir));
+	snprintf(path, sizeof(path), "%s/results.json", b->res->dir);
+	if (!path_exists(path))
+		return error("--resume: '%s' has no results.json (not a kbench run directory)",
+			     b->res->dir);
+	if (!(b->old = results_load(path)))
+		return -1;
+	x = json_object_object_get(b->old, "variant");
+	b->ro.kernel = json_object_get_string(json_object_object_get(x, "name"));
+	if (o->kernel && o->kernel_given && strcmp(o->kernel, b->ro.kernel))
+		return error("--resume: the run is of variant '%s', not '%s'", b->ro.kernel, o->kernel);
+	bk = json_object_get_string(json_object_object_get(json_object_object_get(b->old, "host"),
+							   "backend"));
+	if (o->backend && bk && strcmp(o->backend, bk))
+		return error("--resume: the run is on backend '%s', not '%s'", bk, o->backend);
+	b->ro.backend = bk;
+	x = json_object_object_get(b->old, "suite");
+	b->ro.suite = json_object_get_string(json_object_object_get(x, "path"));
+	b->ro.iterations = json_object_get_int(json_object_object_get(x, "iterations"));
+	x = json_object_object_get(b->old, "guest");
+	b->vcpus = json_object_get_int(json_object_object_get(x, "vcpus"));
+	b->mem = json_object_get_int(json_object_object_get(x, "mem_mb"));
+	/* the extra command line was recorded whole (variant's + user's) */
+	b->ro.cmdline = NULL;
+	xc = json_object_get_string(json_object_object_get(json_object_object_get(b->old, "variant"),
+							   "extra_cmdline"));
+	snprintf(b->cmdline, sizeof(b->cmdline), "%s", xc ? xc : "");
+	b->o = &b->ro;
+	return 0;
+}
+
+/* Phase 1: the options (or the resumed run's) and the backend. */
+static int bench_options(struct bench *b)
+{
+	const struct run_opts *o = b->o;
+	snprintf(b->runs, sizeof(b->runs), "%s/runs", o->reports ? o->reports : "reports");
 	if (!o->reports)
-		snprintf(runs, sizeof(runs), "%s/reports/runs", kb_home());
-	if (o->resume) {
-		/* finish a run: its variant, suite and settings, not new ones */
-		char path[KB_PATH_MAX];
-		json_object *x;
-		resume_dir(o->resume, runs, res->dir, sizeof(res->dir));
-		snprintf(path, sizeof(path), "%s/results.json", res->dir);
-		if (!path_exists(path)) {
-			error("--resume: '%s' has no results.json (not a kbench run directory)", res->dir);
-			return KB_EXIT_USAGE;
-		}
-		if (!(old = results_load(path)))
-			return KB_EXIT_USAGE;
-		x = json_object_object_get(old, "variant");
-		ro.kernel = json_object_get_string(json_object_object_get(x, "name"));
-		if (o->kernel && o->kernel_given && strcmp(o->kernel, ro.kernel)) {
-			error("--resume: the run is of variant '%s', not '%s'", ro.kernel, o->kernel);
-			goto out;
-		}
-		x = json_object_object_get(old, "suite");
-		ro.suite = json_object_get_string(json_object_object_get(x, "path"));
-		ro.iterations = json_object_get_int(json_object_object_get(x, "iterations"));
-		x = json_object_object_get(old, "guest");
-		vcpus = json_object_get_int(json_object_object_get(x, "vcpus"));
-		mem = json_object_get_int(json_object_object_get(x, "mem_mb"));
-		x = json_object_object_get(old, "variant");
-		ro.cmdline = NULL;
-		{
-			/* the extra command line was recorded whole (variant's + user's) */
-			const char *xc = json_object_get_string(json_object_object_get(x, "extra_cmdline"));
-			snprintf(cmdline, sizeof(cmdline), "%s", xc ? xc : "");
-		}
-		o = &ro;
-	}
-	if (variant_load(o->kernel, &v))
-		return KB_EXIT_USAGE;
-	if (suite_load(o->suite, vcpus, &s))
-		return KB_EXIT_USAGE;
-	if (!is_executable(agent)) {
-		error("guest agent '%s' is missing: run make", agent);
-		goto out;
-	}
-	if (check_tools(&s) || check_space(runs))
-		goto out;
-	iterations = o->iterations > 0 ? o->iterations : s.iterations;
-	if (kernel_get(&v, 0, &k) || kernel_image_check(k.vmlinuz))
-		goto out;
-	/* after the kernel: a kbuild disk's tree comes from the same source cache */
-	for (size_t i = 0; i < s.n; i++)
-		if (s.w[i].ops->prepare(s.w[i].params, &needs))
-			goto out;
-	if (needs.disk[0]) {
-		char *qi = which("qemu-img");
-		if (!qi) {
-			error("'qemu-img' not found: install the Debian package qemu-utils (make deps does)");
-			goto out;
-		}
-		free(qi);
-	}
-	if (image_build(&k, &needs, agent, initrd, sizeof(initrd)))
-		goto out;
+		snprintf(b->runs, sizeof(b->runs), "%s/reports/runs", kb_home());
+	b->vcpus = o->vcpus > 0 ? o->vcpus : host_cores();
+	b->mem = o->mem_mb > 0 ? o->mem_mb : 2048;
+	if (o->resume && resume_settings(b))
+		return -1;
+	if (!(b->bk = backend_lookup(b->o->backend)))
+		return -1;
+	b->bkparams = backend_params_new(b->bk);
+	/* --accel is the qemu backend's accel option */
+	if (b->o->accel != ACCEL_AUTO &&
+	    backend_param_set(b->bk, b->bkparams, "accel", accel_name(b->o->accel)))
+		return -1;
+	return 0;
+}
 
-	if (old) {
-		/* the same suite settings and the same kernel, or the figures
-		 * of the two halves would not belong together */
-		json_object *ow = json_object_object_get(json_object_object_get(old, "suite"), "workloads");
-		json_object *ov = json_object_object_get(old, "variant");
-		const char *pv = json_object_get_string(json_object_object_get(ov, "package_version"));
-		const char *ch = json_object_get_string(json_object_object_get(ov, "config_hash"));
-		int same = ow && json_object_array_length(ow) == s.n;
-		for (size_t i = 0; same && i < s.n; i++) {
-			json_object *p = opts_to_json(s.w[i].params, s.w[i].ops->opts);
-			json_object *w = json_object_array_get_idx(ow, i);
-			same = !strcmp(json_object_get_string(json_object_object_get(w, "label")), s.w[i].label) &&
-			       json_object_equal(p, json_object_object_get(w, "params"));
-			json_object_put(p);
-		}
-		if (!same) {
-			error("--resume: suite '%s' has changed since the run started (workloads or "
-			      "parameters differ from results.json): start a new run", s.path);
-			goto out;
-		}
-		if (!pv || strcmp(pv, k.version) || ((ch || k.config_hash[0]) &&
-						      (!ch || strcmp(ch, k.config_hash)))) {
-			error("--resume: variant '%s' is now %s%s%s, the run used %s: start a new run",
-			      v.name, k.version, k.config_hash[0] ? " config " : "",
-			      k.config_hash[0] ? k.config_hash : "", pv ? pv : "?");
-			goto out;
-		}
-		snprintf(run_id, sizeof(run_id), "%s",
-			 json_object_get_string(json_object_object_get(old, "run_id")));
+/* The same suite settings and the same kernel as the resumed run, or the
+ * figures of the two halves would not belong together. */
+static int resume_matches(struct bench *b)
+{
+	json_object *ow = json_object_object_get(json_object_object_get(b->old, "suite"), "workloads");
+	json_object *ov = json_object_object_get(b->old, "variant");
+	const char *pv = json_object_get_string(json_object_object_get(ov, "package_version"));
+	const char *ch = json_object_get_string(json_object_object_get(ov, "config_hash"));
+	const struct kernel_image *k = &b->k;
+	int same = ow && json_object_array_length(ow) == b->s.n;
+	for (size_t i = 0; same && i < b->s.n; i++) {
+		json_object *p = opts_to_json(b->s.w[i].params, b->s.w[i].ops->opts);
+		json_object *w = json_object_array_get_idx(ow, i);
+		same = !strcmp(json_object_get_string(json_object_object_get(w, "label")), b->s.w[i].label) &&
+		       json_object_equal(p, json_object_object_get(w, "params"));
+		json_object_put(p);
+	}
+	if (!same)
+		return error("--resume: suite '%s' has changed since the run started (workloads or "
+			     "parameters differ from results.json): start a new run", b->s.path);
+	if (!pv || strcmp(pv, k->version) || ((ch || k->config_hash[0]) &&
+					       (!ch || strcmp(ch, k->config_hash))))
+		return error("--resume: variant '%s' is now %s%s%s, the run used %s: start a new run",
+			     b->v.name, k->version, k->config_hash[0] ? " config " : "",
+			     k->config_hash[0] ? k->config_hash : "", pv ? pv : "?");
+	snprintf(b->run_id, sizeof(b->run_id), "%s",
+		 json_object_get_string(json_object_object_get(b->old, "run_id")));
+	return 0;
+}
+
+/* The run directory: the resumed one, or a new one. */
+static int bench_rundir(struct bench *b)
+{
+	struct run_result *res = b->res;
+	char con[KB_PATH_MAX];
+	if (b->old) {
+		if (resume_matches(b))
+			return -1;
 	} else {
-		if (mkdir_p(runs, 0755))
-			goto out;
-		make_run_id(o, v.name, s.name, runs, run_id, sizeof(run_id));
-		snprintf(res->dir, sizeof(res->dir), "%s/%s", runs, run_id);
-		if (path_exists(res->dir)) {
-			error("run directory '%s' already exists", res->dir);
-			goto out;
-		}
+		if (mkdir_p(b->runs, 0755))
+			return -1;
+		make_run_id(b->o, b->v.name, b->s.name, b->runs, b->run_id, sizeof(b->run_id));
+		snprintf(res->dir, sizeof(res->dir), "%s/%s", b->runs, b->run_id);
+		if (path_exists(res->dir))
+			return error("run directory '%s' already exists", res->dir);
 		if (mkdir_p(res->dir, 0755))
-			goto out;
+			return -1;
 	}
 	snprintf(res->results, sizeof(res->results), "%s/results.json", res->dir);
-	{
-		char con[KB_PATH_MAX];
-		snprintf(con, sizeof(con), "%s/console", res->dir);
-		if (mkdir_p(con, 0755))
-			goto out;
-	}
-	snprintf(workdir, sizeof(workdir), "%s/tmp/run-%ld", cache_root(), (long)getpid());
-	if (mkdir_p(workdir, 0755))
-		goto out;
-	snprintf(scratch, sizeof(scratch), "%s/scratch.img", workdir);
-	snprintf(kbdisk, sizeof(kbdisk), "%s/kbuild.qcow2", workdir);
-	if (!old)
-		snprintf(cmdline, sizeof(cmdline), "%s%s%s", v.cmdline, o->cmdline ? " " : "",
-			 o->cmdline ? o->cmdline : "");
+	snprintf(con, sizeof(con), "%s/console", res->dir);
+	return mkdir_p(con, 0755);
+}
 
-	memset(&bp, 0, sizeof(bp));
-	bp.kernel = k.vmlinuz;
-	bp.initrd = initrd;
-	/* a scratch disk only when some workload works on it */
-	for (size_t i = 0; i < s.n; i++) {
+/* The generic boot parameters; a scratch disk only when some workload
+ * works on it. Refused when the backend cannot give what the suite needs. */
+static int bench_boot_params(struct bench *b)
+{
+	struct boot_params *bp = &b->bp;
+	memset(bp, 0, sizeof(*bp));
+	bp->kernel = b->k.vmlinuz;
+	bp->initrd = b->initrd;
+	for (size_t i = 0; i < b->s.n; i++) {
 		struct guest_cmd c;
 		guest_cmd_init(&c);
-		if (s.w[i].ops->command(s.w[i].params, &c) == 0 && c.needs_scratch)
-			bp.scratch = scratch;
+		if (b->s.w[i].ops->command(b->s.w[i].params, &c) == 0 && c.needs_scratch)
+			bp->scratch_mb = SCRATCH_MB;
 		guest_cmd_release(&c);
 	}
-	if (needs.disk[0])
-		bp.kbuild_disk = kbdisk;
-	bp.hostroot = needs.hostroot;
-	bp.cmdline = cmdline;
-	bp.workdir = workdir;
-	bp.vcpus = vcpus;
-	bp.mem_mb = mem;
-	bp.boot_timeout_s = 60;
-	{
-		char probe_con[KB_PATH_MAX];
-		struct boot_params probe = bp;
-		snprintf(probe_con, sizeof(probe_con), "%s/console/kvm-probe.log", res->dir);
-		probe.console_log = probe_con;
-		probe.scratch = NULL;
-		probe.kbuild_disk = NULL;
-		probe.hostroot = 0;
-		probe.boot_timeout_s = 30;
-		bp.accel = accel_resolve(o->accel, &probe);
-	}
-	/* Under TCG boots take seconds, and much longer on a busy host. */
-	bp.boot_timeout_s = o->boot_timeout_s > 0 ? o->boot_timeout_s : bp.accel == ACCEL_TCG ? 180 : 60;
-
-	if (old) {
-		json_object *rs = json_object_object_get(old, "resumed");
-		char now[32];
-		doc = old;
-		old = NULL;
-		iso8601_now(now, sizeof(now));
-		if (!rs || !json_object_is_type(rs, json_type_array)) {
-			rs = json_object_new_array();
-			json_object_object_add(doc, "resumed", rs);
-		}
-		json_object_array_add(rs, json_object_new_string(now));
-		json_object_object_add(doc, "status", json_object_new_string("running"));
-		json_object_object_add(doc, "finished", NULL);
-		its = json_object_object_get(doc, "iterations");
-	} else {
-		iso8601_now(started, sizeof(started));
-		doc = json_object_new_object();
-		json_object_object_add(doc, "schema", json_object_new_string(RESULTS_SCHEMA));
-		json_object_object_add(doc, "schema_version", json_object_new_int(RESULTS_SCHEMA_VERSION));
-		json_object_object_add(doc, "run_id", json_object_new_string(run_id));
-		json_object_object_add(doc, "started", json_object_new_string(started));
-		json_object_object_add(doc, "finished", NULL);
-		json_object_object_add(doc, "status", json_object_new_string("running"));
-		jv = json_object_new_object();
-		json_object_object_add(jv, "version", json_object_new_string(KB_VERSION));
-		json_object_object_add(jv, "commit", json_object_new_string(KB_GIT_COMMIT));
-		json_object_object_add(doc, "kbench", jv);
-		jv = host_info();
-		json_object_object_add(jv, "accel", json_object_new_string(accel_name(bp.accel)));
-		json_object_object_add(jv, "backend", json_object_new_string(qemu_backend.name));
-		json_object_object_add(doc, "host", jv);
-		jv = json_object_new_object();
-		json_object_object_add(jv, "vcpus", json_object_new_int(vcpus));
-		json_object_object_add(jv, "mem_mb", json_object_new_int(mem));
-		json_object_object_add(jv, "scratch_mb", json_object_new_int(SCRATCH_MB));
-		json_object_object_add(doc, "guest", jv);
-		jv = json_object_new_object();
-		json_object_object_add(jv, "name", json_object_new_string(v.name));
-		json_object_object_add(jv, "description", jstr_or_null(v.description));
-		json_object_object_add(jv, "source", json_object_new_string(
-			v.source == VSRC_BUILD ? "build" : "debian-image"));
-		json_object_object_add(jv, "test_only", json_object_new_boolean(v.test_only));
-		json_object_object_add(jv, "package", json_object_new_string(k.package));
-		json_object_object_add(jv, "package_version", json_object_new_string(k.version));
-		json_object_object_add(jv, "metapackage", json_object_new_string(v.package));
-		json_object_object_add(jv, "image_release", json_object_new_string(k.release));
-		json_object_object_add(jv, "config_hash", jstr_or_null(k.config_hash));
-		json_object_object_add(jv, "config_speed", config_speed(k.config));
-		json_object_object_add(jv, "extra_cmdline", json_object_new_string(cmdline));
-		json_object_object_add(jv, "kernel_release", NULL);
-		json_object_object_add(jv, "realtime", NULL);
-		json_object_object_add(jv, "preempt_rt", NULL);
-		json_object_object_add(jv, "cmdline", NULL);
-		json_object_object_add(doc, "variant", jv);
-		js = json_object_new_object();
-		json_object_object_add(js, "name", json_object_new_string(s.name));
-		json_object_object_add(js, "description", json_object_new_string(s.description));
-		json_object_object_add(js, "path", json_object_new_string(s.path));
-		json_object_object_add(js, "iterations", json_object_new_int(iterations));
-		json_object_object_add(js, "warmup", json_object_new_int(s.warmup));
-		wls = json_object_new_array();
-		for (size_t i = 0; i < s.n; i++) {
-			json_object *w = json_object_new_object();
-			json_object_object_add(w, "label", json_object_new_string(s.w[i].label));
-			json_object_object_add(w, "workload", json_object_new_string(s.w[i].ops->name));
-			json_object_object_add(w, "params", opts_to_json(s.w[i].params, s.w[i].ops->opts));
-			json_object_object_add(w, "timeout_s", s.w[i].timeout_s ? json_object_new_int(s.w[i].timeout_s) : NULL);
-			json_object_array_add(wls, w);
-		}
-		json_object_object_add(js, "workloads", wls);
-		json_object_object_add(doc, "suite", js);
-		its = json_object_new_array();
-		json_object_object_add(doc, "iterations", its);
+	if (b->needs.disk[0])
+		bp->build_disk = b->needs.disk;
+	bp->build_disk_keep = b->needs.disk_keep;
+	bp->hostroot = b->needs.hostroot;
+	bp->cmdline = b->cmdline;
+	bp->workdir = b->workdir;
+	bp->vcpus = b->vcpus;
+	bp->mem_mb = b->mem;
+	bp->boot_timeout_s = 60;
+	bp->bparams = b->bkparams;
+	if ((bp->scratch_mb && !(b->bk->caps & BK_CAP_SCRATCH_DISK)) ||
+	    (bp->build_disk && !(b->bk->caps & BK_CAP_BUILD_DISK)) ||
+	    (bp->hostroot && !(b->bk->caps & BK_CAP_HOSTROOT)))
+		return error("suite '%s' needs a %s, which backend '%s' cannot give", b->s.name,
+			     bp->hostroot && !(b->bk->caps & BK_CAP_HOSTROOT) ? "host toolchain share" :
+			     bp->build_disk && !(b->bk->caps & BK_CAP_BUILD_DISK) ? "build disk" :
+			     "scratch disk", b->bk->name);
+	return b->bk->check_tools ? b->bk->check_tools(bp) : 0;
 }
-	if (results_save(doc, res->results))
-		goto out;
 
-	if (v.test_only)
-		warning("variant '%s' is a TEST kernel (small config): its figures are not "
-			"representative and must not be compared with real variants", v.name);
-	info("kbench: run %s: %s (%s %s), suite %s, %d iteration%s%s, %d vCPU, %d MiB, %s",
-	     run_id, v.name, k.package, k.version, s.name, iterations, iterations == 1 ? "" : "s",
-	     s.warmup ? " + warm-up" : "", vcpus, mem, accel_name(bp.accel));
-	total = iterations + s.warmup;
-	ret = KB_EXIT_OK;
+/* The backend settles the rest (qemu: KVM or TCG, with a probe boot). */
+static int bench_backend_setup(struct bench *b)
+{
+	char probe_con[KB_PATH_MAX];
+	struct boot_params probe = b->bp;
+	snprintf(probe_con, sizeof(probe_con), "%s/console/kvm-probe.log", b->res->dir);
+	probe.console_log = probe_con;
+	probe.scratch_mb = 0;
+	probe.build_disk = NULL;
+	probe.hostroot = 0;
+	probe.boot_timeout_s = 30;
+	if (b->bk->setup(b->bkparams, &probe, &b->bi))
+		return -1;
+	b->bp.boot_timeout_s = b->o->boot_timeout_s > 0 ? b->o->boot_timeout_s : b->bi.boot_timeout_s;
+	return 0;
+}
+
+/* Phase 2: variant, suite, tools, kernel, image, run directory, backend. */
+static int bench_prepare(struct bench *b)
+{
+	const struct run_opts *o = b->o;
+	const char *agent = agent_path();
+	if (variant_load(o->kernel, &b->v) || suite_load(o->suite, b->vcpus, &b->s))
+		return -1;
+	if (!is_executable(agent))
+		return error("guest agent '%s' is missing: run make", agent);
+	if (check_tools(&b->s) || check_space(b->runs))
+		return -1;
+	b->iterations = o->iterations > 0 ? o->iterations : b->s.iterations;
+	if (kernel_get(&b->v, 0, &b->k) || kernel_image_check(b->k.vmlinuz))
+		return -1;
+	/* after the kernel: a kbuild disk's tree comes from the same source cache */
+	for (size_t i = 0; i < b->s.n; i++)
+		if (b->s.w[i].ops->prepare(b->s.w[i].params, &b->needs))
+			return -1;
+	if (!b->old)
+		snprintf(b->cmdline, sizeof(b->cmdline), "%s%s%s", b->v.cmdline, o->cmdline ? " " : "",
+			 o->cmdline ? o->cmdline : "");
+	if (bench_boot_params(b) || image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd)))
+		return -1;
+	if (bench_rundir(b))
+		return -1;
+	snprintf(b->workdir, sizeof(b->workdir), "%s/tmp/run-%ld", cache_root(), (long)getpid());
+	if (mkdir_p(b->workdir, 0755))
+		return -1;
+	return bench_backend_setup(b);
+}
+
+/* Phase 3: the results document, new or resumed, saved. */
+static int bench_document(struct bench *b)
+{
+	if (b->old) {
+		b->doc = b->old;
+		b->old = NULL;
+		results_resumed(b->doc);
+	} else {
+		struct results_head h = {
+			.run_id = b->run_id, .host = host_info(), .vcpus = b->vcpus, .mem_mb = b->mem,
+			.scratch_mb = SCRATCH_MB, .variant = &b->v, .kernel = &b->k,
+			.cmdline = b->cmdline, .suite = &b->s, .iterations = b->iterations,
+		};
+		char ver[256];
+		b->bk->version(ver, sizeof(ver));
+		json_object_object_add(h.host, "accel", json_object_new_string(b->bi.accel));
+		json_object_object_add(h.host, "backend", json_object_new_string(b->bk->name));
+		json_object_object_add(h.host, "backend_version", json_object_new_string(ver));
+		b->doc = results_new(&h);
+	}
+	return results_save(b->doc, b->res->results);
+}
+
+/* Phase 5 (after each iteration): what the guest said, the summary, the
+ * document and the index saved. */
+static int bench_record(struct bench *b, json_object *ij)
+{
+	int ret = 0;
+	results_note_guest(b->doc, ij);
+	results_summarize(b->doc);
+	if (results_save(b->doc, b->res->results))
+		ret = -1;
+	index_append(b->res->dir, ij);
+	return ret;
+}
+
+static void progress(json_object *ij, int i, int total, double t)
+{
+	double el = now_mono() - t;
+	int left = total - i;
+	if (kb_quiet)
+		return;
+	info("kbench: iteration %d/%d %s in %.0f s", i, total,
+	     json_object_get_string(json_object_object_get(ij, "status")), el);
+	if (left)
+		info("kbench: about %.0f s left (%d iteration%s)", el * left, left, left == 1 ? "" : "s");
+}
+
+/* Phase 4: every iteration not done yet (all of a new run). */
+static int bench_iterations(struct bench *b)
+{
+	struct run_result *res = b->res;
+	json_object *its = json_object_object_get(b->doc, "iterations");
+	int total = b->iterations + b->s.warmup, ret = KB_EXIT_OK;
+	int retries = b->o->boot_retries_set ? b->o->boot_retries : KB_BOOT_RETRIES;
 	for (int i = 1; i <= total && !kb_interrupted; i++) {
-		json_object *ij;
-		int warm = i <= s.warmup, pos;
+		struct iter it = { .s = &b->s, .bk = b->bk, .bp = &b->bp, .needs = &b->needs,
+				   .tscale = b->bi.time_scale, .index = i, .warmup = i <= b->s.warmup,
+				   .rundir = res->dir };
 		double t;
+		int pos;
 		if (iteration_done(its, i, &pos)) {
 			if (!strcmp(json_object_get_string(json_object_object_get(
 				    json_object_array_get_idx(its, (size_t)pos), "status")), "ok"))
@@ -1170,83 +1113,80 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		}
 		if (pos >= 0)
 			json_object_array_del_idx(its, (size_t)pos, 1);
-		if (resuming)
+		if (b->o->resume)
 			info("kbench: resuming: iteration %d", i);
-		ij = json_object_new_object();
+		it.ij = json_object_new_object();
 		t = now_mono();
-		json_object_array_add(its, ij);
-		json_object_object_add(ij, "index", json_object_new_int(i));
+		json_object_array_add(its, it.ij);
+		json_object_object_add(it.ij, "index", json_object_new_int(i));
 		json_object_array_sort(its, by_index);
-		if (run_iteration(&s, &bp, &needs, i, warm, res->dir,
-				  o->boot_retries_set ? o->boot_retries : KB_BOOT_RETRIES, ij)) {
+		if (run_iteration(&it, retries)) {
 			/* cut short by Ctrl-C or SIGTERM: --resume runs it again */
 			if (kb_interrupted)
-				json_object_object_add(ij, "interrupted", json_object_new_boolean(1));
+				json_object_object_add(it.ij, "interrupted", json_object_new_boolean(1));
 			res->iterations_failed++;
 			ret = KB_EXIT_FAILED;
 		} else {
 			res->iterations_ok++;
 		}
-		/* the variant's identity, as the guest itself reports it */
-		if (json_object_object_get(ij, "guest")) {
-			json_object *gh = json_object_object_get(ij, "guest"), *vv = json_object_object_get(doc, "variant");
-			static const char *const map[][2] = { { "kernel", "kernel_release" },
-							       { "realtime", "realtime" },
-							       { "cmdline", "cmdline" } };
-			json_object *rp = json_object_object_get(gh, "rtmutex_params");
-			json_object *kv = json_object_object_get(gh, "kernel_version");
-			/* /sys/kernel/realtime is a Debian addition; uname -v says
-			 * PREEMPT_RT on every RT kernel */
-			if (kv && json_object_is_type(kv, json_type_string))
-				json_object_object_add(vv, "preempt_rt", json_object_new_boolean(
-					strstr(json_object_get_string(kv), "PREEMPT_RT") != NULL));
-			if (rp && json_object_is_type(rp, json_type_object))
-				json_object_object_add(vv, "rtmutex_params", json_object_get(rp));
-			for (int m = 0; m < 3; m++) {
-				json_object *x = json_object_object_get(gh, map[m][0]);
-				if (x && json_object_is_type(x, json_type_string))
-					json_object_object_add(vv, map[m][1],
-							       json_object_new_string(json_object_get_string(x)));
-			}
-		}
-		results_summarize(doc);
-		if (results_save(doc, res->results))
+		if (bench_record(b, it.ij))
 			ret = KB_EXIT_USAGE;
-		index_append(res->dir, ij);
-		if (!kb_quiet) {
-			double el = now_mono() - t;
-			int left = total - i;
-			info("kbench: iteration %d/%d %s in %.0f s%s", i, total,
-			     json_object_get_string(json_object_object_get(ij, "status")), el,
-			     left ? "" : "");
-			if (left)
-				info("kbench: about %.0f s left (%d iteration%s)", el * left, left,
-				     left == 1 ? "" : "s");
-		}
+		progress(it.ij, i, total, t);
 	}
-	iso8601_now(finished, sizeof(finished));
-	json_object_object_add(doc, "finished", json_object_new_string(finished));
-	json_object_object_add(doc, "status", json_object_new_string(
-		kb_interrupted ? "interrupted" : res->iterations_failed ? "partial" : "complete"));
-	results_summarize(doc);
-	if (results_save(doc, res->results))
+	return ret;
+}
+
+/* Phase 6: the verdict in the document, reports/latest, the summary. */
+static int bench_finish(struct bench *b, int ret)
+{
+	results_finish(b->doc, kb_interrupted, b->res->iterations_failed);
+	if (results_save(b->doc, b->res->results))
 		ret = KB_EXIT_USAGE;
-	if (!o->no_latest) {
+	if (!b->o->no_latest) {
 		char latest[KB_PATH_MAX], target[KB_PATH_MAX], tmp[KB_PATH_MAX];
-		snprintf(latest, sizeof(latest), "%s/../latest", runs);
-		snprintf(target, sizeof(target), "runs/%s", run_id);
+		snprintf(latest, sizeof(latest), "%s/../latest", b->runs);
+		snprintf(target, sizeof(target), "runs/%s", b->run_id);
 		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", latest, (long)getpid());
 		unlink(tmp);
 		if (symlink(target, tmp) || rename(tmp, latest))
 			warning("cannot point '%s' at the run: %s", latest, strerror(errno));
 	}
-	if (!o->quiet_summary)
-		print_summary(doc, stdout);
-	info("kbench: results in %s", res->results);
-	if (kb_interrupted)
-		ret = KB_EXIT_FAILED;
-	res->doc = doc;
-	doc = NULL;
+	if (!b->o->quiet_summary)
+		print_summary(b->doc, stdout);
+	info("kbench: results in %s", b->res->results);
+	return kb_interrupted ? KB_EXIT_FAILED : ret;
+}
+
+static void bench_release(struct bench *b)
+{
+	if (b->workdir[0])
+		rm_rf(b->workdir);
+	json_object_put(b->old);
+	json_object_put(b->doc);
+	free(b->bkparams);
+	strvec_clear(&b->needs.programs);
+	strvec_clear(&b->needs.files);
+	suite_release(&b->s);
+}
+
+int run_bench(const struct run_opts *o, struct run_result *res)
+{
+	struct bench b = { .o = o, .ro = *o, .res = res, .needs = IMAGE_NEEDS_INIT };
+	int ret = KB_EXIT_USAGE;
+
+	memset(res, 0, sizeof(*res));
+	if (bench_options(&b) || bench_prepare(&b) || bench_document(&b))
+		goto out;
+	if (b.v.test_only)
+		warning("variant '%s' is a TEST kernel (small config): its figures are not "
+			"representative and must not be compared with real variants", b.v.name);
+	info("kbench: run %s: %s (%s %s), suite %s, %d iteration%s%s, %d vCPU, %d MiB, %s",
+	     b.run_id, b.v.name, b.k.package, b.k.version, b.s.name, b.iterations,
+	     b.iterations == 1 ? "" : "s", b.s.warmup ? " + warm-up" : "", b.vcpus, b.mem,
+	     b.bi.accel);
+	ret = bench_finish(&b, bench_iterations(&b));
+	res->doc = b.doc;
+	b.doc = NULL;
 out:
 	if (kb_interrupted && ret == KB_EXIT_USAGE) {
 		/* a step that failed because Ctrl-C or SIGTERM killed its
@@ -1254,13 +1194,7 @@ out:
 		info("kbench: interrupted before the run could start");
 		ret = KB_EXIT_FAILED;
 	}
-	if (workdir[0])
-		rm_rf(workdir);
-	json_object_put(old);
-	json_object_put(doc);
-	strvec_clear(&needs.programs);
-	strvec_clear(&needs.files);
-	suite_release(&s);
+	bench_release(&b);
 	return ret;
 }
 

@@ -1,0 +1,87 @@
+/* backend.h - the ways to run a guest (one file per backend) and their
+ * registry.
+ *
+ * A backend boots a kernel with an initramfs whose /init is the kbench
+ * agent, and hands guest.c a connected byte stream to the agent
+ * (g->fd: a virtio-serial UNIX socket for QEMU; a TCP or serial stream
+ * fits the same). What else it can give a guest it says in caps; what
+ * only it can be told goes in its option table (core/opt.h) and its own
+ * parameter struct, which run.c fills by option name.
+ */
+#ifndef KBENCH_BACKEND_H
+#define KBENCH_BACKEND_H
+
+#include <stddef.h>
+#include "backend/guest.h"
+#include "core/opt.h"
+
+/* What a backend can give a guest. */
+#define BK_CAP_SCRATCH_DISK (1u << 0) /* an empty ext4 disk, serial "scratch" */
+#define BK_CAP_BUILD_DISK   (1u << 1) /* the kbuild tree disk, copy-on-write */
+#define BK_CAP_HOSTROOT     (1u << 2) /* the host's toolchain, shared read-only */
+#define BK_CAP_CONSOLE_LOG  (1u << 3) /* the kernel console in a host file */
+#define BK_CAP_HARD_RESET   (1u << 4) /* a hung guest can be killed */
+
+/* What setup settled for the run. */
+struct backend_info {
+	char accel[16];        /* what really runs ("kvm", "tcg"), for results */
+	double time_scale;     /* workload deadlines are multiplied by this */
+	double boot_timeout_s; /* boot deadline unless the user gave one */
+};
+
+struct backend_ops {
+	const char *name;
+	const char *description;
+	unsigned caps;                /* BK_CAP_* */
+	const struct opt_def *opts;   /* options only this backend has */
+	size_t params_size;           /* its parameter struct ... */
+	const void *defaults;         /* ... and that struct's defaults */
+	/* Suffix of the backend's own log beside the console log ("" = none). */
+	const char *side_log;
+	/* The backend's version for results ("QEMU emulator version 7.2.0"). */
+	int (*version)(char *out, size_t len);
+	/* The host tools P needs; errors printed, -1 if any is missing. */
+	int (*check_tools)(const struct boot_params *p);
+	/* Once per run, with the images built: settle what PARAMS leave open
+	 * (qemu probes KVM with a boot of PROBE) and fill INFO. */
+	int (*setup)(void *params, const struct boot_params *probe, struct backend_info *info);
+	/* Before each boot: what P asks for (scratch disk, build disk layer),
+	 * under p->workdir. 0, or -1 with the reason in ERR. */
+	int (*prepare)(const struct boot_params *p, char *err, size_t errlen);
+	/* After each boot: remove what prepare made (but what is kept). */
+	void (*cleanup)(const struct boot_params *p);
+	/* Start the guest and connect g->fd to its agent (no handshake);
+	 * g->priv is the backend's. 0, or -1 with g->err. */
+	int (*start)(struct guest *g, const struct boot_params *p);
+	/* Is it still running? 1 yes; 0 no, with why in g->err. */
+	int (*alive)(struct guest *g);
+	/* Wait up to TIMEOUT_S for it to end by itself, then kill it.
+	 * Returns 0 if it ended by itself. */
+	int (*stop)(struct guest *g, double timeout_s);
+	/* Free g->priv (the guest is stopped). */
+	void (*release)(struct guest *g);
+};
+
+extern const struct backend_ops qemu_backend;
+
+/* The backend called NAME (NULL = "qemu"), or NULL. */
+const struct backend_ops *backend_find(const char *name);
+/* Every registered backend, NULL-terminated. */
+const struct backend_ops *const *backend_all(void);
+/* "qemu, ..." into OUT. */
+void backend_names(char *out, size_t len);
+/* backend_find, or an error naming --backend and the known ones. */
+const struct backend_ops *backend_lookup(const char *name);
+/* A copy of B's defaults (free it). */
+void *backend_params_new(const struct backend_ops *b);
+/* Set option NAME of B to VALUE in PARAMS; an error naming the backend
+ * and the option (and -1) when B has no such option or VALUE is bad. */
+int backend_param_set(const struct backend_ops *b, void *params, const char *name,
+		      const char *value);
+/* B's parameters as a JSON object (results). */
+json_object *backend_params_json(const struct backend_ops *b, const void *params);
+/* Move the console log FROM to TO, with the backend's side log beside it.
+ * Both are tried; -1 (warnings printed) if either move failed. */
+int backend_logs_move(const struct backend_ops *b, const char *from, const char *to);
+
+#endif
