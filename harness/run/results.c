@@ -226,6 +226,29 @@ static int check_metrics(json_object *metrics, const char *where, char *err, siz
 	return 0;
 }
 
+/* host.backend (a name: [a-z][a-z0-9_-]*, at most 32) and
+ * host.backend_version (a string), when present: older runs lack them. */
+static int host_backend_check(json_object *host, char *err, size_t len)
+{
+	json_object *b = json_object_object_get(host, "backend");
+	json_object *bv = json_object_object_get(host, "backend_version");
+	const char *n;
+	size_t l;
+	if (bv && !json_object_is_type(bv, json_type_string))
+		return verr(err, len, "host: 'backend_version' should be a string");
+	if (!b)
+		return 0;
+	if (!json_object_is_type(b, json_type_string))
+		return verr(err, len, "host: 'backend' should be a string");
+	n = json_object_get_string(b);
+	l = strlen(n);
+	if (l < 1 || l > 32 || n[0] < 'a' || n[0] > 'z' ||
+	    strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_-") != l)
+		return verr(err, len, "host: 'backend' should be a backend name ([a-z][a-z0-9_-]*), "
+			    "got '%.40s'", n);
+	return 0;
+}
+
 int results_validate(json_object *doc, char *err, size_t len)
 {
 	json_object *v, *its;
@@ -271,7 +294,8 @@ int results_validate(json_object *doc, char *err, size_t len)
 	    need(v, "mem_mb", json_type_int, 0, "host", err, len) ||
 	    need(v, "kernel", json_type_string, 0, "host", err, len) ||
 	    need(v, "qemu", json_type_string, 0, "host", err, len) ||
-	    need(v, "accel", json_type_string, 0, "host", err, len))
+	    need(v, "accel", json_type_string, 0, "host", err, len) ||
+	    host_backend_check(v, err, len))
 		return -1;
 	v = json_object_object_get(doc, "variant");
 	if (need(v, "name", json_type_string, 0, "variant", err, len) ||

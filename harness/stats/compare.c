@@ -366,7 +366,8 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 {
 	static const char *const hard[][2] = {
 		{ "suite", "name" }, { "host", "hostname" }, { "host", "cpu_model" },
-		{ "host", "cores" }, { "host", "accel" }, { "guest", "vcpus" }, { "guest", "mem_mb" },
+		{ "host", "cores" }, { "host", "backend" }, { "host", "accel" }, { "guest", "vcpus" },
+		{ "guest", "mem_mb" },
 	};
 	static const char *const soft[][2] = {
 		{ "host", "qemu" }, { "host", "kernel" }, { "kbench", "version" },

@@ -22,6 +22,7 @@ struct synth_opts {
 	const char *suite;       /* default "quick" */
 	const char *host;        /* default "testhost" */
 	const char *accel;       /* default "kvm" */
+	const char *backend;     /* default "qemu" */
 	const char *run_id;      /* default "<variant>-run" */
 	int iterations;
 	int hist_buckets;        /* cyclictest histograms of this size; 0: none */
@@ -137,7 +138,7 @@ static inline json_object *synth_doc(const struct synth_opts *o, const struct sy
 	json_object_object_add(x, "kernel", json_object_new_string("6.1.0"));
 	json_object_object_add(x, "qemu", json_object_new_string("QEMU emulator version 7.2.0"));
 	json_object_object_add(x, "accel", json_object_new_string(o->accel ? o->accel : "kvm"));
-	json_object_object_add(x, "backend", json_object_new_string("qemu"));
+	json_object_object_add(x, "backend", json_object_new_string(o->backend ? o->backend : "qemu"));
 	json_object_object_add(d, "host", x);
 	x = json_object_new_object();
 	json_object_object_add(x, "vcpus", json_object_new_int(2));

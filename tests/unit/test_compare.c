@@ -188,6 +188,7 @@ static void test_mixed_inputs(void **state)
 		{ { .variant = "b", .iterations = 3, .suite = "smoke" }, "suite name" },
 		{ { .variant = "b", .iterations = 3, .host = "otherhost" }, "host hostname" },
 		{ { .variant = "b", .iterations = 3, .accel = "tcg" }, "host accel" },
+		{ { .variant = "b", .iterations = 3, .backend = "metal" }, "host backend" },
 	};
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	(void)state;

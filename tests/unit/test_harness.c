@@ -1,13 +1,19 @@
 /* test_harness.c - harness parsers of untrusted or external text: the
- * reference patch's lock counters (guest data) and apt-cache output. */
+ * reference patch's lock counters (guest data) and apt-cache output; the
+ * backend registry, its logs and the initramfs file list. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "backend/backend.h"
+#include "backend/image.h"
 #include "kernel/apt.h"
+#include "run/results.h"
 #include "run/run.h"
 #include "run/trouble.h"
 #include "core/util.h"
@@ -165,12 +171,127 @@ static void test_trouble(void **state)
 	}
 }
 
+/* The registry: qemu is the default, unknown names are refused with the
+ * known ones named, and options are set by name through the table. */
+static void test_backend_registry(void **state)
+{
+	const struct backend_ops *q = backend_find(NULL);
+	char names[256];
+	void *p;
+	json_object *j;
+	(void)state;
+	assert_non_null(q);
+	assert_ptr_equal(q, backend_find("qemu"));
+	assert_ptr_equal(backend_all()[0], q);
+	assert_null(backend_find("nosuch"));
+	assert_null(backend_lookup("nosuch"));
+	backend_names(names, sizeof(names));
+	assert_non_null(strstr(names, "qemu"));
+	assert_true(q->caps & BK_CAP_SCRATCH_DISK);
+	assert_true(q->caps & BK_CAP_HOSTROOT);
+	p = backend_params_new(q);
+	assert_int_equal(backend_param_set(q, p, "accel", "tcg"), 0);
+	assert_int_equal(backend_param_set(q, p, "accel", "xen"), -1);
+	assert_int_equal(backend_param_set(q, p, "nosuch", "1"), -1);
+	assert_int_equal(backend_param_set(q, p, "tcg_scale", "0"), -1);
+	j = backend_params_json(q, p);
+	assert_string_equal(json_object_get_string(json_object_object_get(j, "accel")), "tcg");
+	json_object_put(j);
+	free(p);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+}
+
+/* A failed boot's console and the backend's own log move together; a
+ * move that fails is reported, not ignored (it was: rename's result). */
+static void test_backend_logs_move(void **state)
+{
+	char dir[] = "/tmp/kbench-test-logs-XXXXXX", from[256], to[256], x[300];
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(from, sizeof(from), "%s/iter-1.log", dir);
+	snprintf(to, sizeof(to), "%s/iter-1.boot-1.log", dir);
+	write_text(from, "console\n");
+	snprintf(x, sizeof(x), "%s.qemu", from);
+	write_text(x, "qemu\n");
+	assert_int_equal(backend_logs_move(&qemu_backend, from, to), 0);
+	snprintf(x, sizeof(x), "%s.qemu", to);
+	assert_true(path_exists(to) && path_exists(x) && !path_exists(from));
+	/* the side log's target is a non-empty directory: rename fails */
+	write_text(from, "console\n");
+	snprintf(x, sizeof(x), "%s.qemu", from);
+	write_text(x, "qemu\n");
+	snprintf(to, sizeof(to), "%s/iter-1.boot-2.log", dir);
+	snprintf(x, sizeof(x), "%s.qemu", to);
+	assert_int_equal(mkdir(x, 0755), 0);
+	snprintf(x, sizeof(x), "%s.qemu/keep", to);
+	write_text(x, "x");
+	assert_int_equal(backend_logs_move(&qemu_backend, from, to), -1);
+	/* no console at all */
+	assert_int_equal(backend_logs_move(&qemu_backend, from, to), -1);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
+/* The initramfs file list: a walk or a write that fails is an error (the
+ * results of nftw and fclose were ignored: a short list made an image
+ * without the agent's files and a guest that never answered). */
+static void test_image_file_list(void **state)
+{
+	char dir[] = "/tmp/kbench-test-stage-XXXXXX", list[300], f[300];
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/init", dir);
+	write_text(f, "x");
+	snprintf(list, sizeof(list), "%s.list", dir);
+	assert_int_equal(image_file_list(dir, list), 0);
+	assert_int_equal(read_file(list, &sb, 4096), 0);
+	assert_string_equal(sb.buf, "./init\n");
+	sb_release(&sb);
+	unlink(list);
+	assert_int_equal(image_file_list("/nonexistent/kbench-stage", list), -1);
+	unlink(list);
+	if (access("/dev/full", W_OK) == 0)
+		assert_int_equal(image_file_list(dir, "/dev/full"), -1);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
+/* host.backend is any backend name; older runs without it still load. */
+static void test_results_backend(void **state)
+{
+	char *text = fixture("../../fuzz/corpus/results/rt-stock-smoke"), err[256] = "";
+	json_object *doc = json_tokener_parse(text), *host;
+	(void)state;
+	assert_non_null(doc);
+	host = json_object_object_get(doc, "host");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(host, "backend", json_object_new_string("metal"));
+	json_object_object_add(host, "backend_version", json_object_new_string("Linux 6.12"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(host, "backend", json_object_new_string("Bad Name"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "backend"));
+	json_object_object_add(host, "backend", json_object_new_string("qemu"));
+	json_object_object_add(host, "backend_version", json_object_new_int(7));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_del(host, "backend");
+	json_object_object_del(host, "backend_version");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_put(doc);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show_meta),
 		cmocka_unit_test(test_apt_show_source),   cmocka_unit_test(test_trouble),
+		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
+		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
