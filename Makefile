@@ -2,7 +2,7 @@
 #
 #   make            build kbench and the guest agent
 #   make deps       install missing Debian packages (nothing if all present)
-#   make bench      KERNEL=rt-stock SUITE=quick [ITERATIONS=N]
+#   make bench      KERNEL=rt-stock SUITE=quick [ITERATIONS=N] [BACKEND=qemu]
 #   make test       unit tests (plain + ASan/UBSan) and integration tests
 #   make overhead   boot time and harness overhead, smoke suite, 3 runs
 #   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
@@ -72,7 +72,7 @@ deps:
 	@sh harness/deps.sh
 
 bench: deps all
-	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(KB_ARGS)
+	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(if $(BACKEND),--backend '$(BACKEND)') $(KB_ARGS)
 
 overhead: deps all
 	./kbench overhead --kernel '$(KERNEL)' --suite smoke --runs 3

@@ -1,8 +1,11 @@
 /* agent.c - kbench's guest agent: PID 1 of the benchmark initramfs.
  *
  * Mounts the pseudo filesystems, loads the kernel modules listed in
- * /etc/kbench/modules (host resolved the order from modules.dep), opens the
- * virtio-serial port and then serves requests (see ../proto.h): it runs the
+ * /etc/kbench/modules (host resolved the order from modules.dep), opens its
+ * channel to the host (a transport: the virtio-serial port by default;
+ * stdio or a TCP connection, chosen by kbench.transport= on the kernel
+ * command line or --transport= as an argument) and then serves requests
+ * (see ../proto.h): it runs the
  * commands the host sends under a deadline and returns their output and
  * resource use. It knows nothing about workloads: parsing is the host's job.
  *
@@ -29,10 +32,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "agent/proto.h"
 
-static int port_fd = -1;
+/* The channel to the host: a byte stream, read from in_fd, written to
+ * out_fd (one fd for virtio-serial and TCP, two for stdio). */
+static int in_fd = -1, out_fd = -1;
 static json_object *modules_failed;
 
 static void logmsg(const char *fmt, ...)
@@ -140,7 +148,7 @@ static void send_json(json_object *o)
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	size_t len = strlen(s);
 	while (len) {
-		ssize_t n = write(port_fd, s, len);
+		ssize_t n = write(out_fd, s, len);
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				usleep(1000);
@@ -152,7 +160,7 @@ static void send_json(json_object *o)
 		s += n;
 		len -= (size_t)n;
 	}
-	while (write(port_fd, "\n", 1) < 0 && (errno == EINTR || errno == EAGAIN))
+	while (write(out_fd, "\n", 1) < 0 && (errno == EINTR || errno == EAGAIN))
 		usleep(1000);
 }
 
@@ -640,6 +648,8 @@ static void do_write(int id, json_object *req)
 
 static void poweroff(void)
 {
+	if (getpid() != 1)
+		exit(0); /* an ordinary process (stdio): just end */
 	sync();
 	umount2("/scratch", MNT_DETACH);
 	/* the kbuild disk and the host shares under the chroot */
@@ -689,27 +699,123 @@ out:
 	json_object_put(req);
 }
 
-int main(void)
+static int open_virtio(const char *arg, int *in, int *out)
+{
+	(void)arg;
+	*in = *out = open_port(30.0);
+	if (*in < 0) {
+		logmsg("virtio-serial port %s not found", KB_PORT_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+/* The host's end of the channel is this process's stdin and stdout (the
+ * agent run as an ordinary process, or behind a serial line's getty). */
+static int open_stdio(const char *arg, int *in, int *out)
+{
+	(void)arg;
+	*in = 0;
+	*out = 1;
+	return 0;
+}
+
+/* "IPv4:PORT": connect to the host's listener, trying for 30 s (the
+ * network may come up after the agent starts). */
+static int open_tcp(const char *arg, int *in, int *out)
+{
+	struct sockaddr_in sa;
+	char host[64];
+	const char *colon = arg ? strrchr(arg, ':') : NULL;
+	double end = mono() + 30;
+	long port;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	port = colon ? strtol(colon + 1, NULL, 10) : 0;
+	if (!colon || (size_t)(colon - arg) >= sizeof(host) || port < 1 || port > 65535) {
+		logmsg("transport tcp needs IPv4:PORT, got '%s'", arg ? arg : "");
+		return -1;
+	}
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - arg), arg);
+	sa.sin_port = htons((unsigned short)port);
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+		logmsg("transport tcp: '%s' is not an IPv4 address", host);
+		return -1;
+	}
+	while (mono() < end) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			*in = *out = fd;
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		usleep(200000);
+	}
+	logmsg("transport tcp: cannot connect to %s: %s", arg, strerror(errno));
+	return -1;
+}
+
+static const struct transport {
+	const char *name;
+	int (*open)(const char *arg, int *in, int *out);
+	int eof_ends;   /* end of input: the host is gone for good */
+} transports[] = {
+	{ "virtio", open_virtio, 0 }, /* an unconnected port reads EOF: wait */
+	{ "stdio", open_stdio, 1 },
+	{ "tcp", open_tcp, 1 },
+};
+
+/* "NAME[:ARG]" from --transport= (first) or kbench.transport= on the
+ * kernel command line; virtio when neither says. */
+static const struct transport *pick_transport(int argc, char **argv, char *arg, size_t n)
+{
+	char spec[128] = "virtio";
+	char *cmdline = read_small("/proc/cmdline"), *p;
+	size_t len;
+	if (getpid() == 1 && cmdline && (p = strstr(cmdline, "kbench.transport=")))
+		snprintf(spec, sizeof(spec), "%.*s", (int)strcspn(p + 17, " \n"), p + 17);
+	free(cmdline);
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--transport=", 12))
+			snprintf(spec, sizeof(spec), "%s", argv[i] + 12);
+	len = strcspn(spec, ":");
+	snprintf(arg, n, "%s", spec[len] ? spec + len + 1 : "");
+	for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++)
+		if (strlen(transports[i].name) == len && !strncmp(spec, transports[i].name, len))
+			return &transports[i];
+	logmsg("unknown transport '%s' (virtio, stdio, tcp:IPv4:PORT)", spec);
+	return NULL;
+}
+
+int main(int argc, char **argv)
 {
 	static char buf[1 << 20];
+	const struct transport *t;
+	char arg[128];
 	size_t len = 0;
 
-	if (getpid() == 1)
+	/* as PID 1 the guest is ours; as an ordinary process (stdio, a
+	 * test) it touches no mounts and loads no modules */
+	if (getpid() == 1) {
 		setup_mounts();
+		load_modules();
+	} else {
+		modules_failed = json_object_new_array();
+	}
 	setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
 	setenv("HOME", "/tmp", 1);
-	load_modules();
-	port_fd = open_port(30.0);
-	if (port_fd < 0) {
-		logmsg("virtio-serial port %s not found", KB_PORT_NAME);
+	t = pick_transport(argc, argv, arg, sizeof(arg));
+	if (!t || t->open(arg, &in_fd, &out_fd))
 		poweroff();
-	}
-	logmsg("ready");
+	logmsg("ready (%s)", t->name);
 	for (;;) {
-		ssize_t n = read(port_fd, buf + len, sizeof(buf) - 1 - len);
+		ssize_t n = read(in_fd, buf + len, sizeof(buf) - 1 - len);
 		char *nl;
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n <= 0 && t->eof_ends)
+			poweroff();
 		if (n <= 0) {
 			/* host not connected: wait for it */
 			usleep(20000);

@@ -1,7 +1,11 @@
 /* proto.h - the host <-> guest agent protocol, shared by both sides.
  *
- * Transport: a virtio-serial port named KB_PORT_NAME; QEMU exposes it to
- * the host as a UNIX socket. Messages are single-line JSON objects ended by
+ * Transport: any byte stream. The agent picks it from kbench.transport= on
+ * the kernel command line or its --transport= argument: "virtio" (the
+ * default: a virtio-serial port named KB_PORT_NAME, which QEMU exposes to
+ * the host as a UNIX socket), "stdio" (the agent run as an ordinary
+ * process, or behind a serial line) or "tcp:IPv4:PORT" (it connects to
+ * the host). The host side only needs a connected fd (backend.h). Messages are single-line JSON objects ended by
  * '\n' (json-c on both sides). The host speaks first ("hello"), so nothing
  * the guest says is lost to a host that connects late; each request carries
  * an "id" that its "result" echoes.

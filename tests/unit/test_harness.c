@@ -7,10 +7,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/guest.h"
 #include "backend/image.h"
 #include "kernel/apt.h"
 #include "run/results.h"
@@ -284,6 +288,100 @@ static void test_results_backend(void **state)
 	free(text);
 }
 
+/* A backend in a few lines: the agent as an ordinary process speaking
+ * over its stdio (its stdio transport), joined to guest.c by a socket
+ * pair. Boots nothing, so the host side and the agent's protocol run
+ * end to end without a VM. */
+struct proc_guest {
+	pid_t pid;
+	int status;
+};
+
+static int proc_start(struct guest *g, const struct boot_params *p)
+{
+	struct proc_guest *q = calloc(1, sizeof(*q));
+	int sv[2];
+	(void)p;
+	g->priv = q;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	q->pid = fork();
+	if (q->pid == 0) {
+		char agent[1024];
+		snprintf(agent, sizeof(agent), "%s/build/kbench-agent", KB_SRCDIR);
+		dup2(sv[1], 0);
+		dup2(sv[1], 1);
+		execl(agent, agent, "--transport=stdio", (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	g->fd = sv[0];
+	return q->pid > 0 ? 0 : -1;
+}
+
+static int proc_alive(struct guest *g)
+{
+	struct proc_guest *q = g->priv;
+	if (q->pid > 0 && waitpid(q->pid, &q->status, WNOHANG) == q->pid)
+		q->pid = 0;
+	if (q->pid > 0)
+		return 1;
+	snprintf(g->err, sizeof(g->err), "the agent process ended (status %d)", q->status);
+	return 0;
+}
+
+static int proc_stop(struct guest *g, double timeout_s)
+{
+	struct proc_guest *q = g->priv;
+	double end = now_mono() + timeout_s;
+	while (now_mono() < end)
+		if (!proc_alive(g))
+			return 0;
+		else
+			usleep(10000);
+	if (q->pid > 0) {
+		kill(q->pid, SIGKILL);
+		waitpid(q->pid, &q->status, 0);
+		q->pid = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static void proc_release(struct guest *g)
+{
+	free(g->priv);
+}
+
+static const struct backend_ops proc_backend = {
+	.name = "proc", .start = proc_start, .alive = proc_alive, .stop = proc_stop,
+	.release = proc_release,
+};
+
+static void test_agent_stdio(void **state)
+{
+	char agent[1024];
+	struct guest g;
+	struct boot_params bp = { .boot_timeout_s = 20 };
+	json_object *req, *resp = NULL, *v;
+	(void)state;
+	snprintf(agent, sizeof(agent), "%s/build/kbench-agent", KB_SRCDIR);
+	if (!is_executable(agent))
+		skip(); /* make all builds it */
+	guest_init(&g, &proc_backend);
+	assert_int_equal(guest_boot(&g, &bp), 0);
+	assert_int_equal(json_object_get_int(json_object_object_get(g.hello, "proto")), 1);
+	req = json_tokener_parse("{\"op\":\"exec\",\"argv\":[\"/bin/echo\",\"hi\"],\"timeout_s\":10}");
+	assert_int_equal(guest_call(&g, req, 20, &resp), 0);
+	assert_true(json_object_object_get_ex(resp, "stdout", &v));
+	assert_string_equal(json_object_get_string(v), "hi\n");
+	json_object_put(req);
+	json_object_put(resp);
+	/* poweroff ends an agent that is not PID 1 (no reboot) */
+	assert_int_equal(guest_shutdown(&g, 10), 0);
+	guest_release(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_apt_show_source),   cmocka_unit_test(test_trouble),
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
+		cmocka_unit_test(test_agent_stdio),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
