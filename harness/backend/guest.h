@@ -5,6 +5,8 @@
 #include <json-c/json.h>
 #include "core/spawn.h"
 
+/* The qemu backend's accelerators (qemu.c; its "accel" option), here
+ * because run_opts carries --accel. */
 enum accel {
 	ACCEL_AUTO,
 	ACCEL_KVM,
