@@ -18,6 +18,8 @@
 #include "core/spawn.h"
 #include "cli/cmd_compare.h"
 #include "cli/cmd_nightly.h"
+#include "cli/cmd_campaign.h"
+#include "cli/runopts.h"
 #include "history/history.h"
 
 
@@ -31,6 +33,7 @@ static void usage(FILE *f)
 		"              --kernel VARIANT (default rt-stock)  --suite SUITE (default quick)\n"
 		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
+		"              --backend NAME (how the guest runs; default qemu)\n"
 		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
 		"              --boot-retries N (boot again after a failed boot, which stays\n"
 		"              in results.json; default 1, 0 = never)\n"
@@ -70,78 +73,29 @@ static void usage(FILE *f)
 		"exit status: 0 ok, 1 an iteration failed, 2 bad input or harness error\n");
 }
 
-enum { O_KERNEL = 1000, O_SUITE, O_ITER, O_VCPUS, O_MEM, O_ACCEL, O_REPORTS, O_RUNID, O_RUNS,
-       O_REFRESH, O_BOOT_TIMEOUT, O_CMDLINE, O_HELP, O_RESUME, O_BOOT_RETRIES };
+enum { O_RUNS = RO_END, O_HELP };
 
 static const struct option run_longopts[] = {
-	{ "kernel", required_argument, NULL, O_KERNEL },
-	{ "suite", required_argument, NULL, O_SUITE },
-	{ "iterations", required_argument, NULL, O_ITER },
-	{ "vcpus", required_argument, NULL, O_VCPUS },
-	{ "memory", required_argument, NULL, O_MEM },
-	{ "accel", required_argument, NULL, O_ACCEL },
-	{ "reports", required_argument, NULL, O_REPORTS },
-	{ "run-id", required_argument, NULL, O_RUNID },
+	RUNOPTS_RUN,
+	RUNOPTS_SUITE,
+	RUNOPTS_WHERE,
+	RUNOPTS_GUEST,
 	{ "runs", required_argument, NULL, O_RUNS },
-	{ "boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT },
-	{ "boot-retries", required_argument, NULL, O_BOOT_RETRIES },
-	{ "cmdline", required_argument, NULL, O_CMDLINE },
-	{ "resume", required_argument, NULL, O_RESUME },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 {
-	int c;
+	int c, r;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", run_longopts, NULL)) != -1) {
+		if ((r = runopts_parse(c, optarg, o)) < 0)
+			return -1;
+		if (r)
+			continue;
 		switch (c) {
-		case O_KERNEL:
-			o->kernel = optarg;
-			o->kernel_given = 1;
-			break;
-		case O_RESUME:
-			o->resume = optarg;
-			break;
-		case O_SUITE:
-			o->suite = optarg;
-			break;
-		case O_ITER:
-			if (parse_int_opt("--iterations", optarg, 1, 1000, &o->iterations))
-				return -1;
-			break;
-		case O_VCPUS:
-			if (parse_int_opt("--vcpus", optarg, 1, 256, &o->vcpus))
-				return -1;
-			break;
-		case O_MEM:
-			if (parse_int_opt("--memory", optarg, 256, 1 << 20, &o->mem_mb))
-				return -1;
-			break;
-		case O_ACCEL:
-			if (accel_parse(optarg, &o->accel))
-				return -1;
-			break;
-		case O_BOOT_TIMEOUT:
-			if (parse_int_opt("--boot-timeout", optarg, 1, 3600, &o->boot_timeout_s))
-				return -1;
-			break;
-		case O_BOOT_RETRIES:
-			if (parse_int_opt("--boot-retries", optarg, 0, 10, &o->boot_retries))
-				return -1;
-			o->boot_retries_set = 1;
-			break;
-		case O_CMDLINE:
-			o->cmdline = optarg;
-			break;
-		case O_REPORTS:
-			o->reports = optarg;
-			break;
-		case O_RUNID:
-			o->run_id = optarg;
-			break;
 		case O_RUNS:
 			if (!runs)
 				return error("unknown option '--runs' (see kbench --help)");
@@ -152,7 +106,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *runs)
 			usage(stdout);
 			exit(0);
 		default:
-			return error("unknown option '%s' (see kbench --help)", argv[optind - 1]);
+			return runopts_unknown(argv, " (see kbench --help)");
 		}
 	}
 	if (optind < argc)

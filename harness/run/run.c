@@ -3,6 +3,7 @@
  * results.json, raw outputs and console logs in the run directory. */
 #include "run/run.h"
 #include "backend/backend.h"
+#include "core/ids.h"
 #include "backend/hostroot.h"
 #include "backend/image.h"
 #include "kernel/kernel.h"
@@ -81,19 +82,16 @@ const char *agent_path(void)
 static void make_run_id(const struct run_opts *o, const char *variant, const char *suite,
 			const char *runs, char *out, size_t n)
 {
-	char ts[32], path[KB_PATH_MAX];
-	time_t t = time(NULL);
-	struct tm tm;
+	char path[KB_PATH_MAX], base[KB_ID_MAX + 1];
 	if (o->run_id) {
 		snprintf(out, n, "%s", o->run_id);
 		return;
 	}
-	gmtime_r(&t, &tm);
-	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(out, n, "%s-%s-%s", ts, variant, suite);
+	id_make(base, sizeof(base), variant, suite, NULL);
+	snprintf(out, n, "%s", base);
 	snprintf(path, sizeof(path), "%s/%s", runs, out);
 	for (int i = 2; path_exists(path) && i < 1000; i++) {
-		snprintf(out, n, "%s-%s-%s-%d", ts, variant, suite, i);
+		snprintf(out, n, "%s-%d", base, i);
 		snprintf(path, sizeof(path), "%s/%s", runs, out);
 	}
 }

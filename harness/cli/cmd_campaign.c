@@ -1,0 +1,502 @@
+/* cmd_campaign.c - `kbench campaign`: every variant run interleaved
+ * (iteration i of all before iteration i+1 of any, in a seeded shuffled
+ * order per round), recorded in campaign.json so --resume can finish it,
+ * then compared. Phases: parse, resume or check, create, rounds, finish. */
+#include "cli/cmd_campaign.h"
+#include "cli/cmd_compare.h"
+#include "cli/runopts.h"
+#include "core/config.h"
+#include "core/ids.h"
+#include "core/jsonutil.h"
+#include "core/spawn.h"
+#include "history/history.h"
+#include "kernel/kernel.h"
+#include "run/results.h"
+#include "stats/compare.h"
+
+#include <getopt.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char campaign_usage[] =
+	"usage: kbench campaign [--kernels \"A B ...\"] [--suite SUITE] [--iterations N]\n"
+	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S] [--boot-retries N]\n"
+	"         [--backend NAME]\n"
+	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
+	"  runs every variant interleaved: iteration i of every variant before\n"
+	"  iteration i+1 of any, in an order shuffled per round (seeded, recorded);\n"
+	"  --warmup N discarded rounds first. Writes REPORTS/compare/ID/ with each\n"
+	"  run's results, campaign.json, comparison.json and report.html.\n"
+	"  default --kernels: every variant whose kernel can be had (prebuilt\n"
+	"  packages, and source-built variants already built); default suite quick\n";
+
+enum { K_KERNELS = RO_END, K_WARMUP, K_SEED, K_BASELINE, K_ID, K_HELP };
+
+struct campaign {
+	json_object *doc;          /* campaign.json */
+	char dir[KB_PATH_MAX];
+	char path[KB_PATH_MAX];
+	int resume;                /* finish runs already there, skip complete ones */
+	struct run_opts ro;        /* what every run shares; ro.suite, ro.reports given */
+	struct strvec kernels;     /* the variants, baseline first once created */
+	const char *id, *baseline;
+	char idbuf[KB_ID_MAX + 1];
+	int iterations, warmup;
+	uint32_t seed;
+	struct suite s;
+	int failed, stop;
+};
+
+json_object *campaign_guest_json(const struct run_opts *ro)
+{
+	json_object *g = json_object_new_object();
+	json_object_object_add(g, "vcpus", json_object_new_int(ro->vcpus));
+	json_object_object_add(g, "mem_mb", json_object_new_int(ro->mem_mb));
+	json_object_object_add(g, "boot_timeout_s", json_object_new_int(ro->boot_timeout_s));
+	json_object_object_add(g, "accel", json_object_new_string(accel_name(ro->accel)));
+	if (ro->boot_retries_set)
+		json_object_object_add(g, "boot_retries", json_object_new_int(ro->boot_retries));
+	if (ro->backend)
+		json_object_object_add(g, "backend", json_object_new_string(ro->backend));
+	return g;
+}
+
+int campaign_guest_read(json_object *g, const char *path, struct run_opts *ro)
+{
+	json_object *a = jget(g, "accel");
+	ro->vcpus = json_object_get_int(jget(g, "vcpus"));
+	ro->mem_mb = json_object_get_int(jget(g, "mem_mb"));
+	ro->boot_timeout_s = json_object_get_int(jget(g, "boot_timeout_s"));
+	if (json_object_is_type(a, json_type_int)) {
+		int n = json_object_get_int(a); /* before accel was a name */
+		if (n < ACCEL_AUTO || n > ACCEL_TCG)
+			return error("'%s': guest accel %d is not 0 (auto), 1 (kvm) or 2 (tcg)", path, n);
+		ro->accel = (enum accel)n;
+	} else if (a && (!json_object_is_type(a, json_type_string) ||
+			 accel_parse(json_object_get_string(a), &ro->accel))) {
+		return error("'%s': guest accel must be \"auto\", \"kvm\" or \"tcg\"", path);
+	}
+	if (jget(g, "boot_retries")) {
+		ro->boot_retries = json_object_get_int(jget(g, "boot_retries"));
+		ro->boot_retries_set = 1;
+	}
+	ro->backend = jstr(g, "backend");
+	return 0;
+}
+
+static int campaign_save(struct campaign *cp)
+{
+	return results_save(cp->doc, cp->path);
+}
+
+/* Variants that can be had without a long build: Debian images (fetched
+ * on demand) and source-built variants already in the build cache. */
+static void default_kernels(struct strvec *out)
+{
+	char *names = variant_names(), *save = NULL;
+	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
+		struct variant v;
+		struct kernel_image k;
+		if (variant_load(n, &v) || v.test_only)
+			continue;
+		if (v.source == VSRC_DEBIAN_IMAGE || kernel_cached(&v, &k) == 0)
+			strvec_push(out, v.name);
+	}
+	free(names);
+}
+
+/* Parse: KB_EXIT_OK to go on, else the exit status (--help: -1 then 0). */
+static int campaign_parse(int argc, char **argv, struct campaign *cp)
+{
+	static const struct option longopts[] = {
+		{ "kernels", required_argument, NULL, K_KERNELS },
+		RUNOPTS_SUITE,
+		RUNOPTS_WHERE,
+		RUNOPTS_GUEST,
+		{ "warmup", required_argument, NULL, K_WARMUP },
+		{ "seed", required_argument, NULL, K_SEED },
+		{ "baseline", required_argument, NULL, K_BASELINE },
+		{ "id", required_argument, NULL, K_ID },
+		{ "help", no_argument, NULL, K_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, r;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		int bad = 0;
+		if ((r = runopts_parse(c, optarg, &cp->ro)) != 0) {
+			if (r < 0)
+				return KB_EXIT_USAGE;
+			continue;
+		}
+		switch (c) {
+		case K_KERNELS: {
+			char *list = xstrdup(optarg), *save = NULL;
+			for (char *t = strtok_r(list, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+				strvec_push(&cp->kernels, t);
+			free(list);
+			break;
+		}
+		case K_WARMUP: bad = parse_int_opt("--warmup", optarg, 0, 100, &cp->warmup); break;
+		case K_SEED: bad = parse_u32_opt("--seed", optarg, &cp->seed); break;
+		case K_BASELINE: cp->baseline = optarg; break;
+		case K_ID: cp->id = optarg; break;
+		case K_HELP:
+			fputs(campaign_usage, stdout);
+			return -1;
+		default:
+			runopts_unknown(argv, "");
+			fputs(campaign_usage, stderr);
+			return KB_EXIT_USAGE;
+		}
+		if (bad)
+			return KB_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return error("unexpected argument '%s' (the variants go in --kernels)", argv[optind]),
+		       KB_EXIT_USAGE;
+	cp->iterations = cp->ro.iterations;
+	return KB_EXIT_OK;
+}
+
+/* --resume: everything as the campaign recorded it: variants, suite,
+ * rounds, seed (so the shuffled order comes out the same) and guest. */
+static int campaign_load(struct campaign *cp)
+{
+	const char *resume = cp->ro.resume, *reports = cp->ro.reports;
+	json_object *vs, *g;
+	if (cp->kernels.n || cp->id || cp->baseline)
+		return error("--resume takes the campaign's own variants, id and baseline");
+	if (strchr(resume, '/'))
+		snprintf(cp->dir, sizeof(cp->dir), "%s", resume);
+	else if (reports)
+		snprintf(cp->dir, sizeof(cp->dir), "%s/compare/%s", reports, resume);
+	else
+		snprintf(cp->dir, sizeof(cp->dir), "%s/reports/compare/%s", kb_home(), resume);
+	snprintf(cp->path, sizeof(cp->path), "%s/campaign.json", cp->dir);
+	if (!path_exists(cp->path))
+		return error("--resume: '%s' has no campaign.json", cp->dir);
+	cp->doc = json_object_from_file(cp->path);
+	if (!cp->doc)
+		return error("'%s': not readable JSON (%s)", cp->path, json_util_get_last_err());
+	if (strcmp(or_empty(jstr(cp->doc, "schema")), "kbench-campaign") ||
+	    !json_object_is_type(vs = jget(cp->doc, "variants"), json_type_array) ||
+	    !jstr(cp->doc, "suite_path"))
+		return error("--resume: '%s' is not a campaign this kbench can resume (no variants or "
+			     "suite_path)", cp->path);
+	for (size_t i = 0; i < json_object_array_length(vs); i++)
+		strvec_push(&cp->kernels, or_empty(json_object_get_string(json_object_array_get_idx(vs, i))));
+	cp->ro.suite = jstr(cp->doc, "suite_path");
+	cp->iterations = json_object_get_int(jget(cp->doc, "iterations"));
+	cp->warmup = json_object_get_int(jget(cp->doc, "warmup_rounds"));
+	cp->seed = (uint32_t)json_object_get_int64(jget(cp->doc, "seed"));
+	cp->id = jstr(cp->doc, "id");
+	if ((g = jget(cp->doc, "guest")) && campaign_guest_read(g, cp->path, &cp->ro))
+		return -1;
+	cp->resume = 1;
+	return 0;
+}
+
+/* Every name, the baseline, the suite and the id, before booting anything. */
+static int campaign_check(struct campaign *cp)
+{
+	if (!cp->kernels.n)
+		default_kernels(&cp->kernels);
+	if (!cp->kernels.n)
+		return error("no kernel variant can be had (see kbench kernels)");
+	for (size_t i = 0; i < cp->kernels.n; i++) {
+		struct variant v;
+		if (variant_load(cp->kernels.v[i], &v))
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(cp->kernels.v[j], cp->kernels.v[i]))
+				return error("variant '%s' named twice in --kernels", cp->kernels.v[i]);
+	}
+	if (cp->baseline) {
+		size_t i;
+		for (i = 0; i < cp->kernels.n && strcmp(cp->kernels.v[i], cp->baseline); i++)
+			;
+		if (i == cp->kernels.n)
+			return error("baseline '%s' is not in --kernels", cp->baseline);
+	}
+	if (suite_load(cp->ro.suite, cp->ro.vcpus > 0 ? cp->ro.vcpus : 1, &cp->s))
+		return -1;
+	if (!cp->iterations)
+		cp->iterations = cp->s.iterations;
+	if (cp->s.warmup)
+		warning("suite '%s' has warmup = %d: run_bench repeats it before every round's "
+			"iteration (use --warmup for one discarded round instead)", cp->s.name, cp->s.warmup);
+	if (!cp->id) {
+		id_make(cp->idbuf, sizeof(cp->idbuf), cp->s.name, NULL);
+		cp->id = cp->idbuf;
+	}
+	return id_check("--id", cp->id);
+}
+
+/* A new campaign: its directory and campaign.json (baseline first: the
+ * comparison's order follows the campaign's). */
+static int campaign_create(struct campaign *cp)
+{
+	json_object *ord = json_object_new_array();
+	char ts[32];
+	if (cp->ro.reports)
+		snprintf(cp->dir, sizeof(cp->dir), "%s/compare/%s", cp->ro.reports, cp->id);
+	else
+		snprintf(cp->dir, sizeof(cp->dir), "%s/reports/compare/%s", kb_home(), cp->id);
+	if (path_exists(cp->dir)) {
+		json_object_put(ord);
+		return error("campaign directory '%s' already exists", cp->dir);
+	}
+	if (mkdir_p(cp->dir, 0755)) {
+		json_object_put(ord);
+		return -1;
+	}
+	snprintf(cp->path, sizeof(cp->path), "%s/campaign.json", cp->dir);
+	if (cp->baseline)
+		for (size_t i = 1; i < cp->kernels.n; i++)
+			if (!strcmp(cp->kernels.v[i], cp->baseline)) {
+				char *t = cp->kernels.v[i];
+				memmove(&cp->kernels.v[1], &cp->kernels.v[0], i * sizeof(char *));
+				cp->kernels.v[0] = t;
+			}
+	iso8601_now(ts, sizeof(ts));
+	cp->doc = json_object_new_object();
+	json_object_object_add(cp->doc, "schema", json_object_new_string("kbench-campaign"));
+	json_object_object_add(cp->doc, "schema_version", json_object_new_int(1));
+	json_object_object_add(cp->doc, "id", json_object_new_string(cp->id));
+	json_object_object_add(cp->doc, "started", json_object_new_string(ts));
+	json_object_object_add(cp->doc, "finished", NULL);
+	json_object_object_add(cp->doc, "suite", json_object_new_string(cp->s.name));
+	json_object_object_add(cp->doc, "suite_path", json_object_new_string(cp->s.path));
+	json_object_object_add(cp->doc, "guest", campaign_guest_json(&cp->ro));
+	json_object_object_add(cp->doc, "iterations", json_object_new_int(cp->iterations));
+	json_object_object_add(cp->doc, "warmup_rounds", json_object_new_int(cp->warmup));
+	json_object_object_add(cp->doc, "seed", json_object_new_int64(cp->seed));
+	json_object_object_add(cp->doc, "shuffle", json_object_new_string(
+		"gsl_ran_shuffle, gsl mt19937 seeded with seed, one shuffle per round (warm-up first)"));
+	for (size_t i = 0; i < cp->kernels.n; i++)
+		json_object_array_add(ord, json_object_new_string(cp->kernels.v[i]));
+	json_object_object_add(cp->doc, "variants", ord);
+	json_object_object_add(cp->doc, "order", json_object_new_array());
+	json_object_object_add(cp->doc, "runs", json_object_new_array());
+	return campaign_save(cp);
+}
+
+/* A resumed campaign: when, and the order drawn again from the seed. */
+static int campaign_reopen(struct campaign *cp)
+{
+	json_object *rs = jget(cp->doc, "resumed");
+	char ts[32];
+	if (!rs) {
+		rs = json_object_new_array();
+		json_object_object_add(cp->doc, "resumed", rs);
+	}
+	iso8601_now(ts, sizeof(ts));
+	json_object_array_add(rs, json_object_new_string(ts));
+	json_object_object_add(cp->doc, "order", json_object_new_array());
+	json_object_object_add(cp->doc, "status", json_object_new_string("running"));
+	return campaign_save(cp);
+}
+
+/* --resume: the same (round, variant) run as before: 1 if done, else 0
+ * with O set to finish it, or (never started) run it afresh. */
+static int campaign_run_done(struct campaign *cp, struct run_opts *o, const char *id,
+			     char *dir, size_t dirlen)
+{
+	char res[KB_PATH_MAX + 320];
+	json_object *runs = json_object_object_get(cp->doc, "runs"), *old;
+	int done;
+	snprintf(dir, dirlen, "%s/runs/%s", o->reports, id);
+	snprintf(res, sizeof(res), "%s/results.json", dir);
+	for (size_t i = 0; i < json_object_array_length(runs); i++)
+		if (!strcmp(or_empty(jstr(json_object_array_get_idx(runs, i), "run_id")), id)) {
+			json_object_array_del_idx(runs, i, 1);
+			break;
+		}
+	if (!path_exists(res)) {
+		if (path_exists(dir)) /* killed before its first save: start it afresh */
+			rm_rf(dir);
+		return 0;
+	}
+	old = results_load(res);
+	done = old && !strcmp(or_empty(jstr(old, "status")), "complete");
+	json_object_put(old);
+	if (!done)
+		o->resume = dir;
+	return done;
+}
+
+/* One (variant, round) run: iterations = 1, results in DIR/runs/RUN_ID;
+ * recorded in campaign.json. The run's exit status, or -1 when
+ * campaign.json could not be saved (--resume would redo or miss runs). */
+static int campaign_run(struct campaign *cp, const char *variant, int round, int rounds, int warm,
+			int pos, int npos)
+{
+	struct run_opts o = cp->ro;
+	struct run_result r;
+	char id[256], reports[KB_PATH_MAX], dir[KB_PATH_MAX + 300];
+	const char *what = warm ? "warm-up round" : "round";
+	json_object *e;
+	int rc;
+	snprintf(id, sizeof(id), "%s%02d-%s", warm ? "w" : "r", round, variant);
+	snprintf(reports, sizeof(reports), "%s%s", cp->dir, warm ? "/warmup" : "");
+	o.kernel = variant;
+	o.iterations = 1;
+	o.run_id = id;
+	o.reports = reports;
+	o.resume = NULL;
+	o.no_latest = 1;
+	o.quiet_summary = 1;
+	if (cp->resume && campaign_run_done(cp, &o, id, dir, sizeof(dir))) {
+		printf("kbench campaign: %s %d/%d: %s done\n", what, round, rounds, variant);
+		rc = KB_EXIT_OK;
+	} else {
+		printf("kbench campaign: %s %d/%d, run %d/%d: %s\n", what, round, rounds, pos, npos,
+		       variant);
+		rc = run_bench(&o, &r);
+		run_result_release(&r);
+	}
+	e = json_object_new_object();
+	json_object_object_add(e, "round", json_object_new_int(round));
+	json_object_object_add(e, "warmup", json_object_new_boolean(warm));
+	json_object_object_add(e, "position", json_object_new_int(pos));
+	json_object_object_add(e, "variant", json_object_new_string(variant));
+	json_object_object_add(e, "run_id", json_object_new_string(id));
+	json_object_object_add(e, "exit", json_object_new_int(rc));
+	json_object_array_add(json_object_object_get(cp->doc, "runs"), e);
+	if (campaign_save(cp)) {
+		error("campaign stopped: '%s' could not be saved (--resume needs it)", cp->path);
+		return -1;
+	}
+	return rc;
+}
+
+/* The rounds, warm-up first, each in its own shuffled order. */
+static int campaign_rounds(struct campaign *cp)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t n = cp->kernels.n, *order = xcalloc(n, sizeof(size_t));
+	int ret = KB_EXIT_OK;
+	gsl_rng_set(rng, cp->seed);
+	for (int round = 1 - cp->warmup; round <= cp->iterations && !cp->stop && !kb_interrupted;
+	     round++) {
+		int warm = round <= 0;
+		json_object *ro_json = json_object_new_array();
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		gsl_ran_shuffle(rng, order, n, sizeof(size_t));
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(ro_json, json_object_new_string(cp->kernels.v[order[i]]));
+		json_object_array_add(json_object_object_get(cp->doc, "order"), ro_json);
+		for (size_t i = 0; i < n && !kb_interrupted; i++) {
+			const char *v = cp->kernels.v[order[i]];
+			int rc = campaign_run(cp, v, warm ? round + cp->warmup : round,
+					      warm ? cp->warmup : cp->iterations, warm, (int)i + 1, (int)n);
+			if (rc < 0 || (rc == KB_EXIT_USAGE && !kb_interrupted)) {
+				if (rc >= 0)
+					error("campaign stopped: %s could not run (see above)", v);
+				cp->stop = 1;
+				ret = KB_EXIT_USAGE;
+				break;
+			}
+			if (rc)
+				cp->failed = 1;
+		}
+	}
+	gsl_rng_free(rng);
+	free(order);
+	return ret;
+}
+
+/* The finished runs go into the history (docs/nightly.md). */
+static int campaign_record(const struct cmp_inputs *in, const char *reports)
+{
+	json_object **docs = xcalloc(in->n + 1, sizeof(*docs));
+	char **dirs = xcalloc(in->n + 1, sizeof(*dirs));
+	int ret = 0;
+	for (size_t i = 0; i < in->n; i++) {
+		docs[i] = in->v[i].doc;
+		dirs[i] = xstrdup(in->v[i].path);
+		dirname(dirs[i]);
+	}
+	if (history_record_default(reports, docs, (const char *const *)dirs, in->n))
+		ret = -1;
+	for (size_t i = 0; i < in->n; i++)
+		free(dirs[i]);
+	free(dirs);
+	free(docs);
+	return ret;
+}
+
+/* Status saved, runs recorded, then the comparison and report. */
+static int campaign_finish(struct campaign *cp, int ret)
+{
+	struct cmp_opts co;
+	struct cmp_inputs in = { NULL, 0 };
+	char ts[32], runs[KB_PATH_MAX];
+	int r;
+	iso8601_now(ts, sizeof(ts));
+	json_object_object_add(cp->doc, "finished", json_object_new_string(ts));
+	json_object_object_add(cp->doc, "status", json_object_new_string(
+		kb_interrupted ? "interrupted" : cp->stop ? "stopped" : "complete"));
+	if (campaign_save(cp))
+		ret = KB_EXIT_USAGE;
+	snprintf(runs, sizeof(runs), "%s/runs", cp->dir);
+	if (!path_exists(runs))
+		return error("no run finished: nothing to compare"), KB_EXIT_USAGE;
+	if (cmp_inputs_add(&in, cp->dir, NULL)) {
+		cmp_inputs_release(&in);
+		return KB_EXIT_USAGE;
+	}
+	if (campaign_record(&in, cp->ro.reports))
+		ret = KB_EXIT_USAGE;
+	cmp_opts_init(&co);
+	co.order = (const char *const *)cp->kernels.v;
+	co.norder = cp->kernels.n;
+	co.baseline = cp->kernels.v[0];
+	if ((r = compare_and_write(&in, &co, cp->dir, json_object_get(cp->doc))))
+		ret = r;
+	if (ret == KB_EXIT_OK && (cp->failed || kb_interrupted))
+		ret = KB_EXIT_FAILED;
+	cmp_inputs_release(&in);
+	cmp_opts_release(&co);
+	return ret;
+}
+
+int cmd_campaign(int argc, char **argv)
+{
+	struct campaign cp;
+	int ret;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.kernels = (struct strvec)STRVEC_INIT;
+	cp.ro.suite = "quick";
+	cp.seed = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+	ret = campaign_parse(argc, argv, &cp);
+	if (ret) {
+		ret = ret < 0 ? KB_EXIT_OK : ret;
+		goto out;
+	}
+	ret = KB_EXIT_USAGE;
+	if ((cp.ro.resume && campaign_load(&cp)) || campaign_check(&cp))
+		goto out;
+	if (cp.resume ? campaign_reopen(&cp) : campaign_create(&cp))
+		goto out;
+	printf("kbench campaign %s: %zu variants, suite %s, %d round%s%s, seed %u\n", cp.id,
+	       cp.kernels.n, cp.s.name, cp.iterations, cp.iterations == 1 ? "" : "s",
+	       cp.warmup ? " after warm-up" : "", (unsigned)cp.seed);
+	ret = campaign_finish(&cp, campaign_rounds(&cp));
+out:
+	json_object_put(cp.doc);
+	suite_release(&cp.s);
+	strvec_clear(&cp.kernels);
+	return ret;
+}

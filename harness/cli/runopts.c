@@ -1,0 +1,43 @@
+/* runopts.c - the shared run options (runopts.h). */
+#include "cli/runopts.h"
+#include "core/ids.h"
+#include "core/util.h"
+
+int runopts_parse(int c, const char *arg, struct run_opts *o)
+{
+	int bad = 0;
+	switch (c) {
+	case RO_KERNEL:
+		o->kernel = arg;
+		o->kernel_given = 1;
+		break;
+	case RO_SUITE: o->suite = arg; break;
+	case RO_RESUME: o->resume = arg; break;
+	case RO_CMDLINE: o->cmdline = arg; break;
+	case RO_REPORTS: o->reports = arg; break;
+	case RO_BACKEND: o->backend = arg; break;
+	case RO_RUNID:
+		bad = id_check("--run-id", arg);
+		o->run_id = arg;
+		break;
+	case RO_ITER: bad = parse_int_opt("--iterations", arg, 1, 1000, &o->iterations); break;
+	case RO_VCPUS: bad = parse_int_opt("--vcpus", arg, 1, 256, &o->vcpus); break;
+	case RO_MEM: bad = parse_int_opt("--memory", arg, 256, 1 << 20, &o->mem_mb); break;
+	case RO_ACCEL: bad = accel_parse(arg, &o->accel); break;
+	case RO_BOOT_TIMEOUT:
+		bad = parse_int_opt("--boot-timeout", arg, 1, 3600, &o->boot_timeout_s);
+		break;
+	case RO_BOOT_RETRIES:
+		bad = parse_int_opt("--boot-retries", arg, 0, 10, &o->boot_retries);
+		o->boot_retries_set = 1;
+		break;
+	default:
+		return 0;
+	}
+	return bad ? -1 : 1;
+}
+
+int runopts_unknown(char **argv, const char *hint)
+{
+	return error("unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
+}

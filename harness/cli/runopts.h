@@ -1,0 +1,50 @@
+/* runopts.h - the run options shared by kbench run, overhead,
+ * kbuild-native, campaign and nightly, parsed in one place: each command
+ * puts the groups it takes into its getopt_long table and hands every
+ * option to runopts_parse before its own. Spellings, ranges and error
+ * texts are the same for every command. */
+#ifndef KBENCH_RUNOPTS_H
+#define KBENCH_RUNOPTS_H
+
+#include <getopt.h>
+#include "run/run.h"
+
+enum {
+	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
+	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND,
+	RO_END /* a command's own options start here or above */
+};
+
+/* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend */
+#define RUNOPTS_GUEST                                                      \
+	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
+	{ "memory", required_argument, NULL, RO_MEM },                     \
+	{ "accel", required_argument, NULL, RO_ACCEL },                    \
+	{ "boot-timeout", required_argument, NULL, RO_BOOT_TIMEOUT },      \
+	{ "boot-retries", required_argument, NULL, RO_BOOT_RETRIES },      \
+	{ "backend", required_argument, NULL, RO_BACKEND }
+
+/* How much and where: --iterations --reports */
+#define RUNOPTS_WHERE                                                      \
+	{ "iterations", required_argument, NULL, RO_ITER },                \
+	{ "reports", required_argument, NULL, RO_REPORTS }
+
+/* --suite --resume */
+#define RUNOPTS_SUITE                                                      \
+	{ "suite", required_argument, NULL, RO_SUITE },                    \
+	{ "resume", required_argument, NULL, RO_RESUME }
+
+/* One run's own: --kernel --cmdline --run-id */
+#define RUNOPTS_RUN                                                        \
+	{ "kernel", required_argument, NULL, RO_KERNEL },                  \
+	{ "cmdline", required_argument, NULL, RO_CMDLINE },                \
+	{ "run-id", required_argument, NULL, RO_RUNID }
+
+/* Option C (getopt_long's value) with argument ARG into O: 1 if it was a
+ * run option, 0 if not (the command's own), -1 after an error message. */
+int runopts_parse(int c, const char *arg, struct run_opts *o);
+
+/* "unknown option '--x'" (getopt_long's last ARGV element) and -1. */
+int runopts_unknown(char **argv, const char *hint);
+
+#endif
