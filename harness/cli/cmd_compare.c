@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "history/history.h"
 #include "stats/regress.h"
+#include "report/junit.h"
 #include "report/report.h"
 #include "run/results.h"
 #include "core/spawn.h"
@@ -274,27 +275,16 @@ static void default_out(const char *current, const char *name, char *out, size_t
 /* A JUnit file saying the comparison could not be made (exit 2). */
 static void junit_harness_error(const char *path)
 {
-	static const char xml[] =
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<testsuites name=\"kbench regress\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
-		"  <testsuite name=\"kbench regress\" package=\"kbench\" id=\"0\" tests=\"1\" failures=\"0\" "
-		"errors=\"1\" skipped=\"0\" time=\"0\" timestamp=\"%s\" hostname=\"localhost\">\n"
-		"    <properties/>\n"
-		"    <testcase classname=\"kbench\" name=\"load\" time=\"0\">\n"
-		"      <error type=\"harness-error\" message=\"the results could not be loaded or "
-		"compared: see kbench's error messages in the job log\"/>\n"
-		"    </testcase>\n"
-		"    <system-out/>\n"
-		"    <system-err/>\n"
-		"  </testsuite>\n"
-		"</testsuites>\n";
-	char ts[32], *s;
+	const struct junit_case k = {
+		"kbench", "load", "error", "harness-error",
+		"the results could not be loaded or compared: see kbench's error messages in the job log",
+		NULL
+	};
+	char ts[32];
 	iso8601_now(ts, sizeof(ts));
-	ts[19] = 0; /* the Ant schema's timestamp has no zone */
-	s = xasprintf(xml, ts);
-	if (write_file_atomic(path, s, strlen(s)) == 0)
+	if (junit_write(&(struct junit){ .name = "kbench regress", .suite = "kbench regress",
+					 .timestamp = ts, .cases = &k, .ncases = 1 }, path) == 0)
 		fprintf(stderr, "kbench: harness error recorded in %s\n", path);
-	free(s);
 }
 
 int cmd_regress(int argc, char **argv)

@@ -7,6 +7,9 @@
  * judgement (2 error, then 1 regression, then 3 too noisy, then 0).
  * Layout and method: docs/nightly.md. */
 #include "cli/cmd_nightly.h"
+#include "cli/runopts.h"
+#include "core/ids.h"
+#include "report/junit.h"
 #include "stats/compare.h"
 #include "core/config.h"
 #include "history/history.h"
@@ -19,7 +22,6 @@
 #include "core/spawn.h"
 #include "history/trend.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <ini.h>
@@ -52,16 +54,6 @@ struct nightly_cfg {
 	int seen;
 	char err[300];
 };
-
-static int valid_id(const char *s)
-{
-	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
-			return 0;
-	return 1;
-}
 
 static void split_words(struct strvec *out, const char *s)
 {
@@ -103,7 +95,7 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		strvec_clear(&c->variants);
 		split_words(&c->variants, value);
 	} else if (!strcmp(name, "baseline")) {
-		if (*value && !valid_id(value)) {
+		if (*value && !id_valid(value)) {
 			snprintf(c->err, sizeof(c->err), "baseline '%s' is not a night id (see kbench history "
 				 "nights)", value);
 			return 0;
@@ -161,7 +153,7 @@ static void cfg_release(struct nightly_cfg *c)
 /* ---- the night ---- */
 
 struct night {
-	char id[128];
+	char id[KB_ID_MAX + 1];
 	char dir[KB_PATH_MAX];
 	char host_id[17];
 	const char *suite;
@@ -171,6 +163,7 @@ struct night {
 	json_object *doc;           /* nightly.json */
 	struct strbuf md;           /* summary.md */
 	int exit;
+	int hopen, began;           /* the history is open; the night is in it */
 	struct strvec regressed;    /* "variant label metric" for the one-line summary */
 };
 
@@ -327,7 +320,8 @@ out_t:
 static const char nightly_usage[] =
 	"usage: kbench nightly [--config FILE] [--variant V]... [--iterations N] [--night ID]\n"
 	"         [--reports DIR] [--history FILE] [--baseline NIGHT] [--runs DIR]...\n"
-	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
+	"         [--boot-retries N] [--backend NAME]\n"
 	"  runs the variants of FILE (default configs/nightly.ini) as one night, records it in\n"
 	"  the history, judges each variant against the last good night and the pinned\n"
 	"  baseline night, writes REPORTS/nightly/ID/ (report.html with trends, junit/*.xml,\n"
@@ -336,412 +330,451 @@ static const char nightly_usage[] =
 	"exit status (kbench regress's): 0 nothing regressed, 1 a regression, 2 bad input or\n"
 	"  harness error, 3 too noisy to decide\n";
 
-enum { N_CONFIG = 3000, N_VARIANT, N_ITER, N_NIGHT, N_REPORTS, N_HISTORY, N_BASELINE, N_RUNS,
-       N_VCPUS, N_MEM, N_ACCEL, N_HELP };
+enum { N_CONFIG = RO_END, N_VARIANT, N_NIGHT, N_HISTORY, N_BASELINE, N_RUNS, N_HELP };
 
-int cmd_nightly(int argc, char **argv)
+/* The command line. */
+struct nightly_args {
+	const char *config, *night, *history, *baseline;
+	struct strvec only, runs;
+	struct run_opts ro;         /* every run's guest; iterations and reports override the config's */
+};
+
+/* Parse: 0 to go on, -1 after --help, else the exit status. */
+static int nightly_parse(int argc, char **argv, struct nightly_args *a)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, N_CONFIG },
 		{ "variant", required_argument, NULL, N_VARIANT },
-		{ "iterations", required_argument, NULL, N_ITER },
 		{ "night", required_argument, NULL, N_NIGHT },
-		{ "reports", required_argument, NULL, N_REPORTS },
 		{ "history", required_argument, NULL, N_HISTORY },
 		{ "baseline", required_argument, NULL, N_BASELINE },
 		{ "runs", required_argument, NULL, N_RUNS },
-		{ "vcpus", required_argument, NULL, N_VCPUS },
-		{ "memory", required_argument, NULL, N_MEM },
-		{ "accel", required_argument, NULL, N_ACCEL },
+		RUNOPTS_WHERE,
+		RUNOPTS_GUEST,
 		{ "help", no_argument, NULL, N_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nightly_cfg c;
-	struct night n;
-	struct run_opts ro;
-	struct strvec only = STRVEC_INIT, runs = STRVEC_INIT, order = STRVEC_INIT;
-	struct suite s;
-	char cfgpath[KB_PATH_MAX], reports[KB_PATH_MAX], hpath[KB_PATH_MAX] = "", ts[32], last[128];
-	const char *config = NULL, *night = NULL, *history = NULL, *baseline = NULL;
-	int opt, ret = KB_EXIT_USAGE, iterations = -1, began = 0, hopen = 0;
-
-	memset(&c, 0, sizeof(c));
-	memset(&n, 0, sizeof(n));
-	memset(&s, 0, sizeof(s));
-	memset(&ro, 0, sizeof(ro));
-	cmp_opts_init(&c.co);
-	n.md = (struct strbuf)STRBUF_INIT;
-	n.regressed = (struct strvec)STRVEC_INIT;
+	int opt, r;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		int bad = 0;
+		if ((r = runopts_parse(opt, optarg, &a->ro)) != 0) {
+			if (r < 0)
+				return KB_EXIT_USAGE;
+			continue;
+		}
 		switch (opt) {
-		case N_CONFIG: config = optarg; break;
-		case N_VARIANT: split_words(&only, optarg); break;
-		case N_ITER: bad = parse_int_opt("--iterations", optarg, 1, 1000, &iterations); break;
-		case N_NIGHT: night = optarg; break;
-		case N_REPORTS: snprintf(c.reports, sizeof(c.reports), "%s", optarg); break;
-		case N_HISTORY: history = optarg; break;
-		case N_BASELINE: baseline = optarg; break;
-		case N_RUNS: strvec_push(&runs, optarg); break;
-		case N_VCPUS: bad = parse_int_opt("--vcpus", optarg, 1, 256, &ro.vcpus); break;
-		case N_MEM: bad = parse_int_opt("--memory", optarg, 256, 1 << 20, &ro.mem_mb); break;
-		case N_ACCEL:
-			bad = accel_parse(optarg, &ro.accel);
-			break;
+		case N_CONFIG: a->config = optarg; break;
+		case N_VARIANT: split_words(&a->only, optarg); break;
+		case N_NIGHT: a->night = optarg; break;
+		case N_HISTORY: a->history = optarg; break;
+		case N_BASELINE: a->baseline = optarg; break;
+		case N_RUNS: strvec_push(&a->runs, optarg); break;
 		case N_HELP:
 			fputs(nightly_usage, stdout);
-			ret = KB_EXIT_OK;
-			goto out;
+			return -1;
 		default:
-			error("unknown option '%s'", argv[optind - 1]);
+			runopts_unknown(argv, "");
 			fputs(nightly_usage, stderr);
-			goto out;
+			return KB_EXIT_USAGE;
 		}
-		if (bad)
-			goto out;
 	}
-	if (optind < argc) {
-		error("unexpected argument '%s' (see kbench nightly --help)", argv[optind]);
-		goto out;
+	if (optind < argc)
+		return error("unexpected argument '%s' (see kbench nightly --help)", argv[optind]),
+		       KB_EXIT_USAGE;
+	return 0;
+}
+
+/* The config with the command line over it; the variants (ORDER) and the
+ * suite checked before anything boots. */
+static int nightly_config(const struct nightly_args *a, struct nightly_cfg *c, struct strvec *order,
+			  struct suite *s)
+{
+	char cfgpath[KB_PATH_MAX];
+	if (a->config)
+		snprintf(cfgpath, sizeof(cfgpath), "%s", a->config);
+	else
+		snprintf(cfgpath, sizeof(cfgpath), "%s/configs/nightly.ini", kb_home());
+	if (cfg_load(cfgpath, c))
+		return -1;
+	if (a->ro.reports)
+		snprintf(c->reports, sizeof(c->reports), "%s", a->ro.reports);
+	if (a->baseline)
+		snprintf(c->baseline, sizeof(c->baseline), "%s", a->baseline);
+	if (a->ro.iterations > 0)
+		c->iterations = a->ro.iterations;
+	if (a->only.n) {
+		strvec_clear(&c->variants);
+		for (size_t i = 0; i < a->only.n; i++)
+			strvec_push(&c->variants, a->only.v[i]);
 	}
-	{
-		char keep[KB_PATH_MAX];
-		snprintf(keep, sizeof(keep), "%s", c.reports);
-		if (config)
-			snprintf(cfgpath, sizeof(cfgpath), "%s", config);
-		else
-			snprintf(cfgpath, sizeof(cfgpath), "%s/configs/nightly.ini", kb_home());
-		if (cfg_load(cfgpath, &c))
-			goto out;
-		if (keep[0])
-			snprintf(c.reports, sizeof(c.reports), "%s", keep);
-	}
-	if (baseline)
-		snprintf(c.baseline, sizeof(c.baseline), "%s", baseline);
-	if (iterations > 0)
-		c.iterations = iterations;
-	if (only.n) {
-		strvec_clear(&c.variants);
-		for (size_t i = 0; i < only.n; i++)
-			strvec_push(&c.variants, only.v[i]);
-	}
-	/* everything is checked before anything boots */
-	for (size_t i = 0; i < c.variants.n; i++) {
+	for (size_t i = 0; i < c->variants.n; i++) {
 		struct variant v;
-		if (variant_load(c.variants.v[i], &v))
-			goto out;
-		strvec_push(&order, v.name);
+		if (variant_load(c->variants.v[i], &v))
+			return -1;
+		strvec_push(order, v.name);
 	}
-	if (suite_load(c.suite, ro.vcpus > 0 ? ro.vcpus : 1, &s))
-		goto out;
-	if (c.reports[0])
-		snprintf(reports, sizeof(reports), "%s", c.reports);
+	return suite_load(c->suite, a->ro.vcpus > 0 ? a->ro.vcpus : 1, s);
+}
+
+/* The history open, the night's id, directory and nightly.json begun. */
+static int nightly_open(const struct nightly_args *a, const struct nightly_cfg *c, struct night *n,
+			char *hpath, size_t hlen)
+{
+	char reports[KB_PATH_MAX], j[KB_PATH_MAX + 8], ts[32];
+	if (c->reports[0])
+		snprintf(reports, sizeof(reports), "%s", c->reports);
 	else
 		snprintf(reports, sizeof(reports), "%s/reports", kb_home());
-	if (history)
-		snprintf(hpath, sizeof(hpath), "%s", history);
+	if (a->history)
+		snprintf(hpath, hlen, "%s", a->history);
 	else
-		history_default_path(reports, hpath, sizeof(hpath));
-	if (!hpath[0]) {
-		error("nightly runs need the history: KBENCH_HISTORY must not be 'off'");
-		goto out;
-	}
-	if (history_open(&n.h, hpath, 1))
-		goto out;
-	hopen = 1;
-	if (night) {
-		if (!valid_id(night)) {
-			error("--night '%s' must be letters, digits, '.', '_' or '-'", night);
-			goto out;
-		}
-		snprintf(n.id, sizeof(n.id), "%s", night);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		strftime(n.id, sizeof(n.id), "%Y%m%dT%H%M%SZ", &tm);
-	}
-	if (history_night_exists(&n.h, n.id) != 0) {
-		error("night '%s' is already in the history '%s'", n.id, hpath);
-		goto out;
-	}
-	if (c.baseline[0] && history_night_exists(&n.h, c.baseline) != 1) {
-		error("nightly config '%s': pinned baseline night '%s' is not in the history '%s' "
-		      "(kbench history nights lists them; leave baseline empty until one is chosen)",
-		      c.path, c.baseline, hpath);
-		goto out;
-	}
-	snprintf(n.dir, sizeof(n.dir), "%s/nightly/%s", reports, n.id);
-	if (path_exists(n.dir)) {
-		error("night directory '%s' already exists", n.dir);
-		goto out;
-	}
-	{
-		char j[KB_PATH_MAX];
-		snprintf(j, sizeof(j), "%s/junit", n.dir);
-		if (mkdir_p(j, 0755))
-			goto out;
-	}
-	n.suite = s.name;
+		history_default_path(reports, hpath, hlen);
+	if (!hpath[0])
+		return error("nightly runs need the history: KBENCH_HISTORY must not be 'off'");
+	if (history_open(&n->h, hpath, 1))
+		return -1;
+	n->hopen = 1;
+	if (a->night && id_check("--night", a->night))
+		return -1;
+	if (a->night)
+		snprintf(n->id, sizeof(n->id), "%s", a->night);
+	else
+		id_make(n->id, sizeof(n->id), NULL);
+	if (history_night_exists(&n->h, n->id) != 0)
+		return error("night '%s' is already in the history '%s'", n->id, hpath);
+	if (c->baseline[0] && history_night_exists(&n->h, c->baseline) != 1)
+		return error("nightly config '%s': pinned baseline night '%s' is not in the history '%s' "
+			     "(kbench history nights lists them; leave baseline empty until one is chosen)",
+			     c->path, c->baseline, hpath);
+	snprintf(n->dir, sizeof(n->dir), "%s/nightly/%s", reports, n->id);
+	if (path_exists(n->dir))
+		return error("night directory '%s' already exists", n->dir);
+	snprintf(j, sizeof(j), "%s/junit", n->dir);
+	if (mkdir_p(j, 0755))
+		return -1;
 	iso8601_now(ts, sizeof(ts));
-	n.doc = json_object_new_object();
-	json_object_object_add(n.doc, "schema", json_object_new_string("kbench-nightly"));
-	json_object_object_add(n.doc, "schema_version", json_object_new_int(1));
-	json_object_object_add(n.doc, "night", json_object_new_string(n.id));
-	json_object_object_add(n.doc, "config", json_object_new_string(c.path));
-	json_object_object_add(n.doc, "history", json_object_new_string(hpath));
-	json_object_object_add(n.doc, "suite", json_object_new_string(s.name));
-	json_object_object_add(n.doc, "started", json_object_new_string(ts));
-	json_object_object_add(n.doc, "runs", json_object_new_array());
-	json_object_object_add(n.doc, "comparisons", json_object_new_array());
-	if (history_night_begin(&n.h, n.id, NULL, s.name, c.path))
-		goto out;
-	began = 1;
-	printf("kbench nightly %s: suite %s, %s", n.id, s.name, runs.n ? "stored runs" : "variants");
-	for (size_t i = 0; !runs.n && i < order.n; i++)
-		printf(" %s", order.v[i]);
-	printf(", history %s\n", hpath);
+	n->doc = json_object_new_object();
+	json_object_object_add(n->doc, "schema", json_object_new_string("kbench-nightly"));
+	json_object_object_add(n->doc, "schema_version", json_object_new_int(1));
+	json_object_object_add(n->doc, "night", json_object_new_string(n->id));
+	json_object_object_add(n->doc, "config", json_object_new_string(c->path));
+	json_object_object_add(n->doc, "history", json_object_new_string(hpath));
+	json_object_object_add(n->doc, "suite", json_object_new_string(n->suite));
+	json_object_object_add(n->doc, "started", json_object_new_string(ts));
+	json_object_object_add(n->doc, "runs", json_object_new_array());
+	json_object_object_add(n->doc, "comparisons", json_object_new_array());
+	if (history_night_begin(&n->h, n->id, NULL, n->suite, c->path))
+		return -1;
+	n->began = 1;
+	return 0;
+}
 
-	if (runs.n) {
-		/* the night directory keeps a copy of each results.json (not the raw
-		 * outputs), so that it is whole when a CI job uploads it */
-		for (size_t i = 0; i < runs.n; i++)
-			if (cmp_inputs_add(&n.in, runs.v[i], NULL))
-				n.exit = KB_EXIT_USAGE;
-		for (size_t i = 0; i < n.in.n && n.exit != KB_EXIT_USAGE; i++) {
-			const char *id = jstr(n.in.v[i].doc, "run_id");
-			char dst[KB_PATH_MAX];
-			if (!id || !valid_id(id)) {
-				error("'%s': run id '%s' is not a plain name", n.in.v[i].path, id ? id : "");
-				n.exit = KB_EXIT_USAGE;
-				break;
-			}
-			snprintf(dst, sizeof(dst), "%s/runs/%s", n.dir, id);
-			if (path_exists(dst)) {
-				error("'%s': two runs with the id '%s'", n.in.v[i].path, id);
-				n.exit = KB_EXIT_USAGE;
-				break;
-			}
-			if (mkdir_p(dst, 0755)) {
-				n.exit = KB_EXIT_USAGE;
-				break;
-			}
-			snprintf(dst, sizeof(dst), "%s/runs/%s/results.json", n.dir, id);
-			if (copy_file(n.in.v[i].path, dst, 0644)) {
-				n.exit = KB_EXIT_USAGE;
-				break;
-			}
-			free(n.in.v[i].path);
-			n.in.v[i].path = xstrdup(dst);
-		}
-		if (n.exit == KB_EXIT_USAGE)
-			goto finish;
+/* --runs: tonight's runs are stored ones. The night directory keeps a copy
+ * of each results.json (not the raw outputs), so that it is whole when a
+ * CI job uploads it. The run ids are untrusted: each names a directory. */
+static int nightly_take_runs(struct night *n, const struct strvec *runs)
+{
+	for (size_t i = 0; i < runs->n; i++)
+		if (cmp_inputs_add(&n->in, runs->v[i], NULL))
+			return -1;
+	for (size_t i = 0; i < n->in.n; i++) {
+		const char *id = jstr(n->in.v[i].doc, "run_id");
+		char dst[KB_PATH_MAX];
+		if (!id_valid(id))
+			return error("'%s': run id '%s' is not a plain name", n->in.v[i].path, or_empty(id));
+		snprintf(dst, sizeof(dst), "%s/runs/%s", n->dir, id);
+		if (path_exists(dst))
+			return error("'%s': two runs with the id '%s'", n->in.v[i].path, id);
+		if (mkdir_p(dst, 0755))
+			return -1;
+		snprintf(dst, sizeof(dst), "%s/runs/%s/results.json", n->dir, id);
+		if (copy_file(n->in.v[i].path, dst, 0644))
+			return -1;
+		free(n->in.v[i].path);
+		n->in.v[i].path = xstrdup(dst);
+	}
+	return 0;
+}
+
+/* One variant tonight: fetch (the newest Debian image with refresh) or
+ * build its kernel (a hit costs nothing), then run the suite. */
+static void nightly_run_one(struct night *n, const struct nightly_cfg *c, const struct run_opts *ro,
+			    const char *variant, const struct suite *s)
+{
+	struct variant v;
+	struct kernel_image k;
+	struct run_result r;
+	struct run_opts o = *ro;
+	json_object *e = json_object_new_object();
+	int rc, its = c->iterations ? c->iterations : s->iterations;
+	json_object_object_add(e, "variant", json_object_new_string(variant));
+	json_object_array_add(json_object_object_get(n->doc, "runs"), e);
+	if (variant_load(variant, &v) ||
+	    kernel_get(&v, c->refresh && v.source == VSRC_DEBIAN_IMAGE, &k)) {
+		error("nightly: %s: no kernel (see above)", variant);
+		json_object_object_add(e, "exit", json_object_new_int(KB_EXIT_USAGE));
+		n->exit = KB_EXIT_USAGE;
+		return;
+	}
+	o.kernel = variant;
+	o.suite = s->path;
+	o.iterations = c->iterations;
+	o.reports = n->dir;
+	o.run_id = variant;
+	o.resume = NULL;
+	o.no_latest = 1;
+	printf("kbench nightly: %s (%s %s), %d iteration%s\n", v.name, k.package, k.version, its,
+	       its == 1 ? "" : "s");
+	rc = run_bench(&o, &r);
+	json_object_object_add(e, "exit", json_object_new_int(rc));
+	if (rc == KB_EXIT_USAGE || !r.doc) {
+		error("nightly: %s could not run (see above)", variant);
+		n->exit = KB_EXIT_USAGE;
 	} else {
-		for (size_t i = 0; i < order.n && !kb_interrupted; i++) {
-			struct variant v;
-			struct kernel_image k;
-			struct run_result r;
-			struct run_opts o = ro;
-			json_object *e = json_object_new_object();
-			int rc;
-			json_object_object_add(e, "variant", json_object_new_string(order.v[i]));
-			json_object_array_add(json_object_object_get(n.doc, "runs"), e);
-			/* fetch (newest Debian image with refresh) or build; a hit costs nothing */
-			if (variant_load(order.v[i], &v) || kernel_get(&v, c.refresh && v.source ==
-								       VSRC_DEBIAN_IMAGE, &k)) {
-				error("nightly: %s: no kernel (see above)", order.v[i]);
-				json_object_object_add(e, "exit", json_object_new_int(KB_EXIT_USAGE));
-				n.exit = KB_EXIT_USAGE;
-				continue;
-			}
-			o.kernel = order.v[i];
-			o.suite = s.path;
-			o.iterations = c.iterations;
-			o.reports = n.dir;
-			o.run_id = order.v[i];
-			o.no_latest = 1;
-			printf("kbench nightly: %s (%s %s), %d iteration%s\n", v.name, k.package, k.version,
-			       c.iterations ? c.iterations : s.iterations,
-			       (c.iterations ? c.iterations : s.iterations) == 1 ? "" : "s");
-			rc = run_bench(&o, &r);
-			json_object_object_add(e, "exit", json_object_new_int(rc));
-			if (rc == KB_EXIT_USAGE || !r.doc) {
-				error("nightly: %s could not run (see above)", order.v[i]);
-				n.exit = KB_EXIT_USAGE;
-			} else {
-				json_object_object_add(e, "run_id", json_object_new_string(jstr(r.doc, "run_id")));
-				json_object_object_add(e, "dir", json_object_new_string(r.dir));
-				input_push(&n.in, r.results, order.v[i], json_object_get(r.doc));
-			}
-			run_result_release(&r);
-		}
+		json_object_object_add(e, "run_id", json_object_new_string(jstr(r.doc, "run_id")));
+		json_object_object_add(e, "dir", json_object_new_string(r.dir));
+		input_push(&n->in, r.results, variant, json_object_get(r.doc));
 	}
-	if (!n.in.n) {
-		error("nightly: no run to judge");
-		n.exit = KB_EXIT_USAGE;
-		goto finish;
-	}
-	history_host_id(n.in.v[0].doc, n.host_id);
-	n.accel = jstr(jget(n.in.v[0].doc, "host"), "accel");
-	json_object_object_add(n.doc, "host_id", json_object_new_string(n.host_id));
-	json_object_object_add(n.doc, "hostname", json_object_new_string(
-		jstr(jget(n.in.v[0].doc, "host"), "hostname") ? jstr(jget(n.in.v[0].doc, "host"), "hostname") : "?"));
-	for (size_t i = 0; i < n.in.n; i++) {
+	run_result_release(&r);
+}
+
+/* Tonight's runs into the history as the night's: one host, one suite. */
+static int nightly_record(struct night *n, int stored)
+{
+	json_object *host0 = jget(n->in.v[0].doc, "host");
+	history_host_id(n->in.v[0].doc, n->host_id);
+	n->accel = jstr(host0, "accel");
+	json_object_object_add(n->doc, "host_id", json_object_new_string(n->host_id));
+	json_object_object_add(n->doc, "hostname", json_object_new_string(
+		jstr(host0, "hostname") ? jstr(host0, "hostname") : "?"));
+	for (size_t i = 0; i < n->in.n; i++) {
 		char hid[17], dir[KB_PATH_MAX];
-		const char *suite = jstr(jget(n.in.v[i].doc, "suite"), "name");
+		const char *suite = jstr(jget(n->in.v[i].doc, "suite"), "name");
 		int r;
-		history_host_id(n.in.v[i].doc, hid);
-		if (strcmp(hid, n.host_id)) {
-			error("'%s': ran on another host than '%s': a night is one host's (kbench merge "
-			      "combines hosts)", n.in.v[i].path, n.in.v[0].path);
-			n.exit = KB_EXIT_USAGE;
-			goto finish;
-		}
-		if (!suite || strcmp(suite, s.name)) {
-			error("'%s': suite '%s', the night's is '%s'", n.in.v[i].path, suite ? suite : "?", s.name);
-			n.exit = KB_EXIT_USAGE;
-			goto finish;
-		}
-		snprintf(dir, sizeof(dir), "%s", n.in.v[i].path);
-		r = history_record(&n.h, n.in.v[i].doc, dirname(dir), n.id);
-		if (r < 0) {
-			n.exit = KB_EXIT_USAGE;
-			goto finish;
-		}
+		history_host_id(n->in.v[i].doc, hid);
+		if (strcmp(hid, n->host_id))
+			return error("'%s': ran on another host than '%s': a night is one host's (kbench "
+				     "merge combines hosts)", n->in.v[i].path, n->in.v[0].path);
+		if (!suite || strcmp(suite, n->suite))
+			return error("'%s': suite '%s', the night's is '%s'", n->in.v[i].path,
+				     suite ? suite : "?", n->suite);
+		snprintf(dir, sizeof(dir), "%s", n->in.v[i].path);
+		r = history_record(&n->h, n->in.v[i].doc, dirname(dir), n->id);
+		if (r < 0)
+			return -1;
 		if (r == 1)
 			warning("'%s' was already in the history: it stays with the night it was recorded in",
-				n.in.v[i].path);
-		if (runs.n) {
+				n->in.v[i].path);
+		if (stored) {
 			json_object *e = json_object_new_object();
-			json_object_object_add(e, "variant", json_object_new_string(doc_variant(n.in.v[i].doc)));
-			json_object_object_add(e, "run_id", json_object_new_string(jstr(n.in.v[i].doc, "run_id")));
+			json_object_object_add(e, "variant", json_object_new_string(doc_variant(n->in.v[i].doc)));
+			json_object_object_add(e, "run_id", json_object_new_string(jstr(n->in.v[i].doc, "run_id")));
 			json_object_object_add(e, "dir", json_object_new_string(dir));
-			json_object_array_add(json_object_object_get(n.doc, "runs"), e);
+			json_object_array_add(json_object_object_get(n->doc, "runs"), e);
 		}
 	}
-	if (runs.n) { /* the order is the config's, then whatever else came */
-		for (size_t i = 0; i < n.in.n; i++) {
-			size_t k;
-			for (k = 0; k < order.n && strcmp(order.v[k], doc_variant(n.in.v[i].doc)); k++)
-				;
-			if (k == order.n)
-				strvec_push(&order, doc_variant(n.in.v[i].doc));
-		}
-		/* variants of the config that did not come are left out */
-		for (size_t k = 0; k < order.n;) {
-			size_t i;
-			for (i = 0; i < n.in.n && strcmp(order.v[k], doc_variant(n.in.v[i].doc)); i++)
-				;
-			if (i == n.in.n) {
-				free(order.v[k]);
-				memmove(&order.v[k], &order.v[k + 1], (order.n - k) * sizeof(char *));
-				order.n--;
-			} else {
-				k++;
-			}
-		}
-	}
+	return 0;
+}
 
-	/* judge: each variant against its last good night and the pinned one */
-	{
-		json_object *lgs = json_object_new_object();
-		json_object_object_add(n.doc, "last_good_night", lgs);
-		json_object_object_add(n.doc, "pinned_baseline", c.baseline[0] ?
-				       json_object_new_string(c.baseline) : NULL);
-		for (size_t i = 0; i < order.n; i++) {
-			int lg = history_last_good_night(&n.h, n.host_id, s.name, order.v[i], n.id, last,
-							 sizeof(last));
-			if (lg < 0) {
-				n.exit = KB_EXIT_USAGE;
-				goto finish;
-			}
-			json_object_object_add(lgs, order.v[i], lg == 0 ? json_object_new_string(last) : NULL);
-			if (lg == 0) {
-				judge(&n, &c, order.v[i], "last-good", last);
-			} else {
-				printf("kbench nightly: %s: no earlier good night of suite %s on this host: "
-				       "nothing to compare with yet\n", order.v[i], s.name);
-				sb_addf(&n.md, "- `%s`: no earlier good night of suite `%s` on this host: "
-					"nothing to compare with yet\n\n", order.v[i], s.name);
-			}
-			if (c.baseline[0] && (lg != 0 || strcmp(c.baseline, last))) {
-				judge(&n, &c, order.v[i], "pinned", c.baseline);
-			} else if (c.baseline[0]) {
-				sb_addf(&n.md, "- `%s`: the pinned baseline night `%s` is also its last good "
-					"night\n\n", order.v[i], c.baseline);
-			}
+/* With --runs, the order is the config's, then whatever else came;
+ * variants of the config that did not come are left out. */
+static void nightly_order(const struct night *n, struct strvec *order)
+{
+	for (size_t i = 0; i < n->in.n; i++) {
+		size_t k;
+		for (k = 0; k < order->n && strcmp(order->v[k], doc_variant(n->in.v[i].doc)); k++)
+			;
+		if (k == order->n)
+			strvec_push(order, doc_variant(n->in.v[i].doc));
+	}
+	for (size_t k = 0; k < order->n;) {
+		size_t i;
+		for (i = 0; i < n->in.n && strcmp(order->v[k], doc_variant(n->in.v[i].doc)); i++)
+			;
+		if (i == n->in.n) {
+			free(order->v[k]);
+			memmove(&order->v[k], &order->v[k + 1], (order->n - k) * sizeof(char *));
+			order->n--;
+		} else {
+			k++;
 		}
 	}
-	if (night_report(&n, &c, &order))
-		n.exit = KB_EXIT_USAGE;
-finish:
-	{
-		static const char *const head[] = { "nothing regressed", "REGRESSION", "harness error",
-						    "too noisy to decide" };
-		struct strbuf md = STRBUF_INIT, one = STRBUF_INIT;
-		char path[KB_PATH_MAX];
-		const char *s_json;
-		iso8601_now(ts, sizeof(ts));
-		/* a JUnit file even when nothing was judged, so CI always has one */
-		if (!json_object_array_length(json_object_object_get(n.doc, "comparisons"))) {
-			char *xml = xasprintf(
-				"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kbench nightly\" "
-				"tests=\"1\" failures=\"0\" errors=\"%d\" time=\"0\">\n  <testsuite name=\"kbench "
-				"nightly %s\" package=\"kbench\" id=\"0\" tests=\"1\" failures=\"0\" errors=\"%d\" "
-				"skipped=\"%d\" time=\"0\" timestamp=\"%.19s\" hostname=\"localhost\">\n    "
-				"<properties/>\n    <testcase classname=\"kbench.nightly\" name=\"judged\" "
-				"time=\"0\">\n      %s\n    </testcase>\n    <system-out/>\n    <system-err/>\n"
-				"  </testsuite>\n</testsuites>\n", n.exit == 2, n.id, n.exit == 2, n.exit != 2, ts,
-				n.exit == 2 ? "<error type=\"harness-error\" message=\"the night did not run or "
-				"could not be judged: see the job log\"/>" :
-				"<skipped type=\"first-night\" message=\"no earlier good night to compare with\"/>");
-			snprintf(path, sizeof(path), "%s/junit/nightly.xml", n.dir);
-			if (n.dir[0])
-				write_file_atomic(path, xml, strlen(xml));
-			free(xml);
+}
+
+/* Each variant against its last good night and the pinned one. */
+static int nightly_judge(struct night *n, const struct nightly_cfg *c, const struct strvec *order)
+{
+	json_object *lgs = json_object_new_object();
+	char last[128];
+	json_object_object_add(n->doc, "last_good_night", lgs);
+	json_object_object_add(n->doc, "pinned_baseline", c->baseline[0] ?
+			       json_object_new_string(c->baseline) : NULL);
+	for (size_t i = 0; i < order->n; i++) {
+		const char *v = order->v[i];
+		int lg = history_last_good_night(&n->h, n->host_id, n->suite, v, n->id, last, sizeof(last));
+		if (lg < 0)
+			return -1;
+		json_object_object_add(lgs, v, lg == 0 ? json_object_new_string(last) : NULL);
+		if (lg == 0) {
+			judge(n, c, v, "last-good", last);
+		} else {
+			printf("kbench nightly: %s: no earlier good night of suite %s on this host: "
+			       "nothing to compare with yet\n", v, n->suite);
+			sb_addf(&n->md, "- `%s`: no earlier good night of suite `%s` on this host: "
+				"nothing to compare with yet\n\n", v, n->suite);
 		}
-		json_object_object_add(n.doc, "finished", json_object_new_string(ts));
-		json_object_object_add(n.doc, "exit", json_object_new_int(n.exit));
-		sb_addf(&md, "### kbench nightly `%s`: %s (exit %d)\n\n", n.id, head[n.exit & 3], n.exit);
-		sb_addf(&md, "suite `%s` · host `%s` · variants", s.name,
-			jstr(n.doc, "hostname") ? jstr(n.doc, "hostname") : "?");
-		for (size_t i = 0; i < order.n; i++)
-			sb_addf(&md, " `%s`", order.v[i]);
-		sb_adds(&md, " · report `report.html`\n\n");
-		sb_add(&md, n.md.buf ? n.md.buf : "", n.md.len);
-		sb_addf(&one, "exit %d", n.exit);
-		for (size_t i = 0; i < n.regressed.n; i++)
-			sb_addf(&one, "%s%s", i ? "; " : ": regressed ", n.regressed.v[i]);
-		if (began)
-			history_night_end(&n.h, n.id, n.exit, one.buf);
-		if (n.dir[0] && path_exists(n.dir)) {
-			snprintf(path, sizeof(path), "%s/summary.md", n.dir);
-			write_file_atomic(path, md.buf, md.len);
-			s_json = json_object_to_json_string_ext(n.doc, JSON_C_TO_STRING_PRETTY |
-								JSON_C_TO_STRING_SPACED |
-								JSON_C_TO_STRING_NOSLASHESCAPE);
-			snprintf(path, sizeof(path), "%s/nightly.json", n.dir);
-			write_file_atomic(path, s_json, strlen(s_json));
-			fputs("\n", stdout);
-			fputs(md.buf, stdout);
-			printf("\nnight:   %s\nreport:  %s/report.html\nsummary: %s/summary.md\njunit:   %s/junit/\n",
-			       n.dir, n.dir, n.dir, n.dir);
-		}
-		sb_release(&md);
-		sb_release(&one);
-		ret = n.exit;
+		if (c->baseline[0] && (lg != 0 || strcmp(c->baseline, last)))
+			judge(n, c, v, "pinned", c->baseline);
+		else if (c->baseline[0])
+			sb_addf(&n->md, "- `%s`: the pinned baseline night `%s` is also its last good "
+				"night\n\n", v, c->baseline);
 	}
+	return 0;
+}
+
+/* A JUnit file even when nothing was judged, so CI always has one. */
+static int nightly_junit_none(const struct night *n, const char *ts)
+{
+	char path[KB_PATH_MAX + 20], *suite = xasprintf("kbench nightly %s", n->id);
+	const struct junit_case k = n->exit == KB_EXIT_USAGE ?
+		(struct junit_case){ "kbench.nightly", "judged", "error", "harness-error",
+				     "the night did not run or could not be judged: see the job log", NULL } :
+		(struct junit_case){ "kbench.nightly", "judged", "skipped", "first-night",
+				     "no earlier good night to compare with", NULL };
+	int ret;
+	snprintf(path, sizeof(path), "%s/junit/nightly.xml", n->dir);
+	ret = junit_write(&(struct junit){ .name = "kbench nightly", .suite = suite, .timestamp = ts,
+					   .cases = &k, .ncases = 1 }, path);
+	free(suite);
+	return ret;
+}
+
+/* summary.md: the verdict, the night's facts, then every judgement. */
+static void nightly_summary(const struct night *n, const struct strvec *order, struct strbuf *md)
+{
+	static const char *const head[] = { "nothing regressed", "REGRESSION", "harness error",
+					    "too noisy to decide" };
+	sb_addf(md, "### kbench nightly `%s`: %s (exit %d)\n\n", n->id, head[n->exit & 3], n->exit);
+	sb_addf(md, "suite `%s` · host `%s` · variants", n->suite,
+		jstr(n->doc, "hostname") ? jstr(n->doc, "hostname") : "?");
+	for (size_t i = 0; i < order->n; i++)
+		sb_addf(md, " `%s`", order->v[i]);
+	sb_adds(md, " · report `report.html`\n\n");
+	sb_add(md, n->md.buf ? n->md.buf : "", n->md.len);
+}
+
+/* The night's end: JUnit (when nothing was judged), the history's record
+ * of the night, summary.md and nightly.json. Any of them that cannot be
+ * written makes the night a harness error (exit 2). */
+static void nightly_finish(struct night *n, const struct strvec *order)
+{
+	struct strbuf md = STRBUF_INIT, one = STRBUF_INIT;
+	char path[KB_PATH_MAX + 20], ts[32];
+	const char *s_json;
+	int have_dir = n->dir[0] && path_exists(n->dir);
+	iso8601_now(ts, sizeof(ts));
+	if (have_dir && !json_object_array_length(json_object_object_get(n->doc, "comparisons")) &&
+	    nightly_junit_none(n, ts))
+		n->exit = KB_EXIT_USAGE;
+	sb_addf(&one, "exit %d", n->exit);
+	for (size_t i = 0; i < n->regressed.n; i++)
+		sb_addf(&one, "%s%s", i ? "; " : ": regressed ", n->regressed.v[i]);
+	if (n->began && history_night_end(&n->h, n->id, n->exit, one.buf))
+		n->exit = KB_EXIT_USAGE;
+	nightly_summary(n, order, &md);
+	if (have_dir) {
+		snprintf(path, sizeof(path), "%s/summary.md", n->dir);
+		if (write_file_atomic(path, md.buf, md.len))
+			n->exit = KB_EXIT_USAGE;
+		json_object_object_add(n->doc, "finished", json_object_new_string(ts));
+		json_object_object_add(n->doc, "exit", json_object_new_int(n->exit));
+		s_json = json_object_to_json_string_ext(n->doc, JSON_C_TO_STRING_PRETTY |
+							JSON_C_TO_STRING_SPACED |
+							JSON_C_TO_STRING_NOSLASHESCAPE);
+		snprintf(path, sizeof(path), "%s/nightly.json", n->dir);
+		if (write_file_atomic(path, s_json, strlen(s_json)))
+			n->exit = KB_EXIT_USAGE;
+		fputs("\n", stdout);
+		fputs(md.buf, stdout);
+		printf("\nnight:   %s\nreport:  %s/report.html\nsummary: %s/summary.md\njunit:   %s/junit/\n",
+		       n->dir, n->dir, n->dir, n->dir);
+	}
+	sb_release(&md);
+	sb_release(&one);
+}
+
+/* Tonight's runs (stored or run now), recorded, judged and reported. */
+static void nightly_night(struct night *n, const struct nightly_cfg *c, const struct nightly_args *a,
+			  struct strvec *order, const struct suite *s)
+{
+	printf("kbench nightly %s: suite %s, %s", n->id, s->name, a->runs.n ? "stored runs" : "variants");
+	for (size_t i = 0; !a->runs.n && i < order->n; i++)
+		printf(" %s", order->v[i]);
+	printf(", history %s\n", jstr(n->doc, "history"));
+	if (a->runs.n && nightly_take_runs(n, &a->runs)) {
+		n->exit = KB_EXIT_USAGE;
+		return;
+	}
+	for (size_t i = 0; !a->runs.n && i < order->n && !kb_interrupted; i++)
+		nightly_run_one(n, c, &a->ro, order->v[i], s);
+	if (!n->in.n) {
+		error("nightly: no run to judge");
+		n->exit = KB_EXIT_USAGE;
+		return;
+	}
+	if (nightly_record(n, a->runs.n > 0)) {
+		n->exit = KB_EXIT_USAGE;
+		return;
+	}
+	if (a->runs.n)
+		nightly_order(n, order);
+	if (nightly_judge(n, c, order) || night_report(n, c, order))
+		n->exit = KB_EXIT_USAGE;
+}
+
+int cmd_nightly(int argc, char **argv)
+{
+	struct nightly_args a;
+	struct nightly_cfg c;
+	struct night n;
+	struct strvec order = STRVEC_INIT;
+	struct suite s;
+	char hpath[KB_PATH_MAX] = "";
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	memset(&c, 0, sizeof(c));
+	memset(&n, 0, sizeof(n));
+	memset(&s, 0, sizeof(s));
+	a.only = (struct strvec)STRVEC_INIT;
+	a.runs = (struct strvec)STRVEC_INIT;
+	cmp_opts_init(&c.co);
+	n.md = (struct strbuf)STRBUF_INIT;
+	n.regressed = (struct strvec)STRVEC_INIT;
+	ret = nightly_parse(argc, argv, &a);
+	if (ret) {
+		ret = ret < 0 ? KB_EXIT_OK : ret;
+		goto out;
+	}
+	ret = KB_EXIT_USAGE;
+	if (nightly_config(&a, &c, &order, &s))
+		goto out;
+	n.suite = s.name;
+	if (nightly_open(&a, &c, &n, hpath, sizeof(hpath)))
+		goto out;
+	nightly_night(&n, &c, &a, &order, &s);
+	nightly_finish(&n, &order);
+	ret = n.exit;
 out:
-	if (hopen)
+	if (n.hopen)
 		history_close(&n.h);
 	json_object_put(n.doc);
 	cmp_inputs_release(&n.in);
 	sb_release(&n.md);
 	strvec_clear(&n.regressed);
-	strvec_clear(&only);
-	strvec_clear(&runs);
+	strvec_clear(&a.only);
+	strvec_clear(&a.runs);
 	strvec_clear(&order);
 	suite_release(&s);
 	cfg_release(&c);

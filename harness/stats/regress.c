@@ -10,6 +10,7 @@
  * significant regression wins over noise: it was detected despite it.
  */
 #include "stats/regress.h"
+#include "report/junit.h"
 #include "report/report.h"
 
 #include <math.h>
@@ -156,104 +157,55 @@ void regress_release(struct regress *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void attr(struct strbuf *sb, const char *name, const char *value)
-{
-	sb_addf(sb, " %s=\"", name);
-	report_escape(sb, value);
-	sb_adds(sb, "\"");
-}
-
-/*
- * The Ant JUnit format, as Jenkins, GitLab and GitHub test reporters read
- * it: <testsuites> holding one <testsuite> (name, package, id, tests,
- * failures, errors, skipped, time, timestamp without zone, hostname), its
- * <properties>, one <testcase> (classname, name, time) per metric with at
- * most one <failure>, <error> or <skipped> (type and message), then
- * <system-out> and <system-err>. tests/fixtures/junit/junit.xsd checks it.
- */
+/* The JUnit file (report/junit.h): one <testcase> per judged metric,
+ * the comparison's settings as properties, each verdict in <system-out>
+ * and the comparison's warnings in <system-err>. */
 void regress_junit(const struct comparison *c, const struct regress *r, struct strbuf *out)
 {
+	static const char *const elem[] = { NULL, NULL, "failure", "skipped", "skipped", "error" };
+	static const char *const type[] = { NULL, NULL, "regression", "too-noisy", "new-metric",
+					    "harness-error" };
 	size_t cur = c->base == 0 ? 1 : 0;
-	char ts[32], n[32], title[512];
+	const char *bv = cmp_group_str(c, c->base, "variant", "name"), *cv = cmp_group_str(c, cur, "variant", "name");
+	char seed[32], exit_code[16], *title;
 	const char *host = NULL;
+	struct strbuf so = STRBUF_INIT, se = STRBUF_INIT;
+	struct junit_case *k = xcalloc(r->n + 1, sizeof(*k));
 	json_object *h;
-
-	snprintf(ts, sizeof(ts), "%.19s", c->created);
+	snprintf(seed, sizeof(seed), "%u", (unsigned)c->seed);
+	snprintf(exit_code, sizeof(exit_code), "%d", r->exit_code);
+	const struct junit_prop props[] = {
+		{ "suite", c->suite },
+		{ "accel", c->accel },
+		{ "baseline.variant", bv },
+		{ "baseline.package_version", cmp_group_str(c, c->base, "variant", "package_version") },
+		{ "current.variant", cv },
+		{ "current.package_version", cmp_group_str(c, cur, "variant", "package_version") },
+		{ "bootstrap_seed", seed },
+		{ "exit_code", exit_code },
+	};
 	if (c->in->n && json_object_object_get_ex(c->in->v[c->in->n - 1].doc, "host", &h)) {
 		json_object *hn;
 		if (json_object_object_get_ex(h, "hostname", &hn) && json_object_is_type(hn, json_type_string))
 			host = json_object_get_string(hn);
 	}
-	snprintf(title, sizeof(title), "kbench regress %s: %s against %s", c->suite,
-		 cmp_group_str(c, cur, "variant", "name") ? cmp_group_str(c, cur, "variant", "name") : "?",
-		 cmp_group_str(c, c->base, "variant", "name") ? cmp_group_str(c, c->base, "variant", "name") : "?");
-	sb_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
-	attr(out, "name", "kbench regress");
-	sb_addf(out, " tests=\"%zu\" failures=\"%d\" errors=\"%d\" time=\"0\">\n", r->n, r->regressed,
-		r->errors);
-	sb_adds(out, "  <testsuite");
-	attr(out, "name", title);
-	attr(out, "package", "kbench");
-	sb_addf(out, " id=\"0\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"0\"",
-		r->n, r->regressed, r->errors, r->skipped);
-	attr(out, "timestamp", ts);
-	attr(out, "hostname", host && *host ? host : "localhost");
-	sb_adds(out, ">\n    <properties>\n");
-	{
-		const char *props[][2] = {
-			{ "suite", c->suite },
-			{ "accel", c->accel },
-			{ "baseline.variant", cmp_group_str(c, c->base, "variant", "name") },
-			{ "baseline.package_version", cmp_group_str(c, c->base, "variant", "package_version") },
-			{ "current.variant", cmp_group_str(c, cur, "variant", "name") },
-			{ "current.package_version", cmp_group_str(c, cur, "variant", "package_version") },
-		};
-		for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-			sb_adds(out, "      <property");
-			attr(out, "name", props[i][0]);
-			attr(out, "value", props[i][1] ? props[i][1] : "");
-			sb_adds(out, "/>\n");
-		}
-		snprintf(n, sizeof(n), "%u", (unsigned)c->seed);
-		sb_adds(out, "      <property name=\"bootstrap_seed\"");
-		attr(out, "value", n);
-		sb_adds(out, "/>\n");
-		sb_addf(out, "      <property name=\"exit_code\" value=\"%d\"/>\n", r->exit_code);
-	}
-	sb_adds(out, "    </properties>\n");
+	title = xasprintf("kbench regress %s: %s against %s", c->suite, cv ? cv : "?", bv ? bv : "?");
 	for (size_t i = 0; i < r->n; i++) {
-		const struct regress_case *k = &r->v[i];
-		static const char *const elem[] = { NULL, NULL, "failure", "skipped", "skipped", "error" };
-		static const char *const type[] = { NULL, NULL, "regression", "too-noisy", "new-metric",
-						    "harness-error" };
-		sb_adds(out, "    <testcase");
-		attr(out, "classname", k->classname);
-		attr(out, "name", k->name);
-		sb_adds(out, " time=\"0\"");
-		if (!elem[k->status]) {
-			sb_adds(out, "/>\n");
-			continue;
-		}
-		sb_addf(out, ">\n      <%s", elem[k->status]);
-		attr(out, "type", type[k->status]);
-		attr(out, "message", k->message);
-		sb_adds(out, ">");
-		report_escape(out, k->detail ? k->detail : k->message);
-		sb_addf(out, "</%s>\n    </testcase>\n", elem[k->status]);
+		const struct regress_case *x = &r->v[i];
+		k[i] = (struct junit_case){ x->classname, x->name, elem[x->status], type[x->status],
+					    x->message, x->detail ? x->detail : x->message };
+		sb_addf(&so, "%s: %s\n", status_name(x->status), x->message);
 	}
-	sb_adds(out, "    <system-out>");
-	for (size_t i = 0; i < r->n; i++) {
-		report_escape(out, status_name(r->v[i].status));
-		sb_adds(out, ": ");
-		report_escape(out, r->v[i].message);
-		sb_adds(out, "\n");
-	}
-	sb_adds(out, "</system-out>\n    <system-err>");
-	for (size_t i = 0; i < c->warnings.n; i++) {
-		report_escape(out, c->warnings.v[i]);
-		sb_adds(out, "\n");
-	}
-	sb_adds(out, "</system-err>\n  </testsuite>\n</testsuites>\n");
+	for (size_t i = 0; i < c->warnings.n; i++)
+		sb_addf(&se, "%s\n", c->warnings.v[i]);
+	junit_xml(&(struct junit){ .name = "kbench regress", .suite = title, .timestamp = c->created,
+				   .hostname = host, .props = props,
+				   .nprops = sizeof(props) / sizeof(props[0]), .cases = k, .ncases = r->n,
+				   .out = so.buf ? so.buf : "", .err = se.buf ? se.buf : "" }, out);
+	free(title);
+	free(k);
+	sb_release(&so);
+	sb_release(&se);
 }
 
 /* Markdown table cells: no pipes, no HTML, no newlines. */
