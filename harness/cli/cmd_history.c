@@ -1,6 +1,7 @@
 /* cmd_history.c - `kbench history` (list, import, nights, trends, check)
  * and `kbench merge` (several machines' runs or nights in one report). */
 #include "cli/cmd_nightly.h"
+#include "core/ids.h"
 #include "stats/compare.h"
 #include "history/history.h"
 #include "core/jsonutil.h"
@@ -44,6 +45,10 @@ static int import_night(struct history *h, const char *dir, int *added, int *dup
 		json_object_put(nj);
 		return error("'%s': not a kbench nightly.json", path);
 	}
+	if (!id_valid(id)) {
+		json_object_put(nj);
+		return error("'%s': night '%s' is not a plain name (letters, digits, '.', '_', '-')", path, id);
+	}
 	r = history_night_exists(h, id);
 	if (r == 0) {
 		json_object *ex = jget(nj, "exit");
@@ -55,6 +60,77 @@ static int import_night(struct history *h, const char *dir, int *added, int *dup
 		r = history_import(h, dir, id, added, dups);
 	json_object_put(nj);
 	return r < 0 ? -1 : 0;
+}
+
+/* kbench history import DIR...: nights keep their id, runs get --night. */
+static int history_import_dirs(struct history *h, const char *path, const struct strvec *args,
+			       const char *night)
+{
+	int added = 0, dups = 0, bad = 0;
+	if (!args->n)
+		return error("usage: kbench history import RUN-DIR... [--night ID]"), KB_EXIT_USAGE;
+	if (night && id_check("--night", night))
+		return KB_EXIT_USAGE;
+	for (size_t i = 0; i < args->n; i++) {
+		char nj[KB_PATH_MAX];
+		snprintf(nj, sizeof(nj), "%s/nightly.json", args->v[i]);
+		if (!night && path_exists(nj))
+			bad |= import_night(h, args->v[i], &added, &dups) != 0;
+		else
+			bad |= history_import(h, args->v[i], night, &added, &dups) != 0;
+	}
+	printf("history %s: %d run%s added, %d already there\n", path, added, added == 1 ? "" : "s",
+	       dups);
+	return bad ? KB_EXIT_USAGE : KB_EXIT_OK;
+}
+
+/* kbench history trends --suite S: the host is the newest nightly run of
+ * the suite (on --host). */
+static int history_trends(struct history *h, const char *path, const struct history_filter *f,
+			  const struct strvec *variants, const char *html)
+{
+	sqlite3_stmt *st;
+	char hid[17] = "", accel[32] = "";
+	struct trends t;
+	int ret = KB_EXIT_OK;
+	if (!f->suite)
+		return error("kbench history trends needs --suite"), KB_EXIT_USAGE;
+	if (sqlite3_prepare_v2(h->db, "SELECT host_id, accel FROM runs WHERE night IS NOT NULL AND "
+			       "suite = ?1 AND (?2 IS NULL OR hostname = ?2 OR host_id = ?2) "
+			       "ORDER BY started DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return error("history '%s': %s", path, sqlite3_errmsg(h->db)), KB_EXIT_USAGE;
+	sqlite3_bind_text(st, 1, f->suite, -1, SQLITE_STATIC);
+	if (f->host)
+		sqlite3_bind_text(st, 2, f->host, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 2);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(hid, sizeof(hid), "%s", (const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_column_text(st, 1))
+			snprintf(accel, sizeof(accel), "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (!hid[0])
+		return error("history '%s': no nightly run of suite '%s'%s%s", path, f->suite,
+			     f->host ? " on host " : "", f->host ? f->host : ""), KB_EXIT_USAGE;
+	if (trends_build(h, hid, f->suite, accel, (const char *const *)variants->v, variants->n, NULL,
+			 &t)) {
+		trends_release(&t);
+		return KB_EXIT_USAGE;
+	}
+	trends_print(&t, stdout);
+	if (html) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			"<title>kbench trends</title></head><body>");
+		trends_html(&t, &sb);
+		sb_adds(&sb, "</body></html>\n");
+		if (write_file_atomic(html, sb.buf, sb.len))
+			ret = KB_EXIT_USAGE;
+		sb_release(&sb);
+	}
+	trends_release(&t);
+	return ret;
 }
 
 int cmd_history(int argc, char **argv)
@@ -146,71 +222,9 @@ int cmd_history(int argc, char **argv)
 		if (!ret)
 			printf("history %s: intact (schema version %d)\n", path, HISTORY_SCHEMA_VERSION);
 	} else if (!strcmp(sub, "import")) {
-		int added = 0, dups = 0, bad = 0;
-		if (!args.n) {
-			error("usage: kbench history import RUN-DIR... [--night ID]");
-			goto out;
-		}
-		for (size_t i = 0; i < args.n; i++) {
-			char nj[KB_PATH_MAX];
-			snprintf(nj, sizeof(nj), "%s/nightly.json", args.v[i]);
-			if (!f.night && path_exists(nj))
-				bad |= import_night(&h, args.v[i], &added, &dups) != 0;
-			else
-				bad |= history_import(&h, args.v[i], f.night, &added, &dups) != 0;
-		}
-		printf("history %s: %d run%s added, %d already there\n", path, added, added == 1 ? "" : "s",
-		       dups);
-		ret = bad ? KB_EXIT_USAGE : KB_EXIT_OK;
+		ret = history_import_dirs(&h, path, &args, f.night);
 	} else { /* trends */
-		sqlite3_stmt *st;
-		char hid[17] = "", accel[32] = "";
-		struct trends t;
-		if (!f.suite) {
-			error("kbench history trends needs --suite");
-			goto out;
-		}
-		/* the host: the newest nightly run of the suite (on --host) */
-		if (sqlite3_prepare_v2(h.db, "SELECT host_id, accel FROM runs WHERE night IS NOT NULL AND "
-				       "suite = ?1 AND (?2 IS NULL OR hostname = ?2 OR host_id = ?2) "
-				       "ORDER BY started DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
-			error("history '%s': %s", path, sqlite3_errmsg(h.db));
-			goto out;
-		}
-		sqlite3_bind_text(st, 1, f.suite, -1, SQLITE_STATIC);
-		if (f.host)
-			sqlite3_bind_text(st, 2, f.host, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 2);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			snprintf(hid, sizeof(hid), "%s", (const char *)sqlite3_column_text(st, 0));
-			if (sqlite3_column_text(st, 1))
-				snprintf(accel, sizeof(accel), "%s", (const char *)sqlite3_column_text(st, 1));
-		}
-		sqlite3_finalize(st);
-		if (!hid[0]) {
-			error("history '%s': no nightly run of suite '%s'%s%s", path, f.suite,
-			      f.host ? " on host " : "", f.host ? f.host : "");
-			goto out;
-		}
-		if (trends_build(&h, hid, f.suite, accel, (const char *const *)variants.v, variants.n, NULL,
-				 &t)) {
-			trends_release(&t);
-			goto out;
-		}
-		trends_print(&t, stdout);
-		ret = KB_EXIT_OK;
-		if (html) {
-			struct strbuf sb = STRBUF_INIT;
-			sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-				"<title>kbench trends</title></head><body>");
-			trends_html(&t, &sb);
-			sb_adds(&sb, "</body></html>\n");
-			if (write_file_atomic(html, sb.buf, sb.len))
-				ret = KB_EXIT_USAGE;
-			sb_release(&sb);
-		}
-		trends_release(&t);
+		ret = history_trends(&h, path, &f, &variants, html);
 	}
 out:
 	if (open)
@@ -254,7 +268,17 @@ static int copy_junit(const char *dir, const char *out, const char *prefix)
 	return ret;
 }
 
-int cmd_merge(int argc, char **argv)
+struct merge {
+	const char *out, *baseline;
+	int pool, force, worst;
+	struct cmp_inputs in;
+	struct strvec hosts, groups;
+	struct strbuf md;           /* summary.md */
+	json_object *nights;        /* merge.json's nights */
+};
+
+/* Parse: 0 to go on, -1 after --help, else the exit status. */
+static int merge_parse(int argc, char **argv, struct merge *m)
 {
 	static const struct option longopts[] = {
 		{ "out", required_argument, NULL, H_OUT },
@@ -264,186 +288,225 @@ int cmd_merge(int argc, char **argv)
 		{ "help", no_argument, NULL, H_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cmp_inputs in = { NULL, 0 };
-	struct cmp_opts o;
-	struct comparison cmp;
-	struct strvec hosts = STRVEC_INIT, groups = STRVEC_INIT;
-	struct strbuf md = STRBUF_INIT;
-	json_object *mj = json_object_new_object(), *nights = json_object_new_array();
-	const char *out = NULL, *baseline = NULL;
-	char path[KB_PATH_MAX];
-	int c, pool = 0, force = 0, ret = KB_EXIT_USAGE, worst = KB_EXIT_OK, built = 0, bad = 0;
-
-	cmp_opts_init(&o);
-	memset(&cmp, 0, sizeof(cmp));
+	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case H_OUT: out = optarg; break;
-		case H_POOL: pool = 1; break;
-		case H_BASELINE: baseline = optarg; break;
-		case H_FORCE: force = 1; break;
+		case H_OUT: m->out = optarg; break;
+		case H_POOL: m->pool = 1; break;
+		case H_BASELINE: m->baseline = optarg; break;
+		case H_FORCE: m->force = 1; break;
 		case H_HELP:
 			fputs(merge_usage, stdout);
-			ret = KB_EXIT_OK;
-			goto out;
+			return -1;
 		default:
 			error("unknown option '%s'", argv[optind - 1]);
 			fputs(merge_usage, stderr);
-			goto out;
+			return KB_EXIT_USAGE;
 		}
 	}
-	if (!out || optind >= argc) {
+	if (!m->out || optind >= argc) {
 		fputs(merge_usage, stderr);
-		goto out;
+		return KB_EXIT_USAGE;
 	}
-	snprintf(path, sizeof(path), "%s/junit", out);
-	if (mkdir_p(path, 0755))
-		goto out;
-	sb_adds(&md, "## kbench merge\n\n");
-	for (int i = optind; i < argc; i++) {
-		char nj[KB_PATH_MAX];
-		json_object *night;
-		bad |= cmp_inputs_add(&in, argv[i], NULL) != 0;
-		snprintf(nj, sizeof(nj), "%s/nightly.json", argv[i]);
-		if (!path_exists(nj))
-			continue;
-		night = json_object_from_file(nj);
-		if (!night || !jstr(night, "night") || !jget(night, "exit")) {
-			error("'%s': not a kbench nightly.json", nj);
-			json_object_put(night);
-			bad = 1;
-			continue;
-		}
-		{
-			int ex = json_object_get_int(jget(night, "exit"));
-			char prefix[256], sm[KB_PATH_MAX];
-			struct strbuf s = STRBUF_INIT;
-			json_object *e = json_object_new_object();
-			snprintf(prefix, sizeof(prefix), "%s-%s", jstr(night, "hostname") ? jstr(night, "hostname") : "host",
-				 jstr(night, "night"));
-			bad |= copy_junit(argv[i], out, prefix) != 0;
-			worst = nightly_worst(worst, ex);
-			snprintf(sm, sizeof(sm), "%s/summary.md", argv[i]);
-			if (path_exists(sm) && read_file(sm, &s, 1 << 20) == 0 && s.buf)
-				sb_addf(&md, "%s\n", s.buf);
-			sb_release(&s);
-			json_object_object_add(e, "dir", json_object_new_string(argv[i]));
-			json_object_object_add(e, "night", json_object_new_string(jstr(night, "night")));
-			json_object_object_add(e, "hostname", jstr(night, "hostname") ?
-					       json_object_new_string(jstr(night, "hostname")) : NULL);
-			json_object_object_add(e, "exit", json_object_new_int(ex));
-			json_object_array_add(nights, e);
-			printf("kbench merge: night %s from %s: exit %d\n", jstr(night, "night"),
-			       jstr(night, "hostname") ? jstr(night, "hostname") : "?", ex);
-		}
+	return 0;
+}
+
+/* A night directory's nightly.json (untrusted: it comes from another
+ * machine's CI job): its JUnit files, summary and exit. 0 or -1. */
+static int merge_night(struct merge *m, const char *dir, const char *nj)
+{
+	json_object *night = json_object_from_file(nj), *e;
+	const char *id = night ? jstr(night, "night") : NULL, *host = night ? jstr(night, "hostname") : NULL;
+	char prefix[2 * KB_ID_MAX + 8], sm[KB_PATH_MAX];
+	struct strbuf s = STRBUF_INIT;
+	int ex, ret = 0;
+	if (!id || !jget(night, "exit")) {
 		json_object_put(night);
+		return error("'%s': not a kbench nightly.json", nj);
 	}
-	if (bad)
-		goto out;
-	/* hosts, and a group per variant and host */
-	for (size_t i = 0; i < in.n; i++) {
-		const char *hn = jstr(jget(in.v[i].doc, "host"), "hostname");
+	if (!id_valid(id) || (host && !id_valid(host))) {
+		error("'%s': night '%s' on host '%s': not plain names (letters, digits, '.', '_', '-')",
+		      nj, id, or_empty(host));
+		json_object_put(night);
+		return -1;
+	}
+	ex = json_object_get_int(jget(night, "exit"));
+	snprintf(prefix, sizeof(prefix), "%s-%s", host ? host : "host", id);
+	ret = copy_junit(dir, m->out, prefix);
+	m->worst = nightly_worst(m->worst, ex);
+	snprintf(sm, sizeof(sm), "%s/summary.md", dir);
+	if (path_exists(sm) && read_file(sm, &s, 1 << 20) == 0 && s.buf)
+		sb_addf(&m->md, "%s\n", s.buf);
+	sb_release(&s);
+	e = json_object_new_object();
+	json_object_object_add(e, "dir", json_object_new_string(dir));
+	json_object_object_add(e, "night", json_object_new_string(id));
+	json_object_object_add(e, "hostname", host ? json_object_new_string(host) : NULL);
+	json_object_object_add(e, "exit", json_object_new_int(ex));
+	json_object_array_add(m->nights, e);
+	printf("kbench merge: night %s from %s: exit %d\n", id, host ? host : "?", ex);
+	json_object_put(night);
+	return ret;
+}
+
+/* The hosts, and a group per variant and host (VARIANT@HOST) unless pooled. */
+static void merge_groups(struct merge *m)
+{
+	for (size_t i = 0; i < m->in.n; i++) {
+		const char *hn = jstr(jget(m->in.v[i].doc, "host"), "hostname");
 		size_t k;
 		hn = hn ? hn : "?";
-		for (k = 0; k < hosts.n && strcmp(hosts.v[k], hn); k++)
+		for (k = 0; k < m->hosts.n && strcmp(m->hosts.v[k], hn); k++)
 			;
-		if (k == hosts.n)
-			strvec_push(&hosts, hn);
+		if (k == m->hosts.n)
+			strvec_push(&m->hosts, hn);
 	}
-	for (size_t i = 0; i < in.n; i++) {
-		const char *hn = jstr(jget(in.v[i].doc, "host"), "hostname");
+	for (size_t i = 0; i < m->in.n; i++) {
+		const char *hn = jstr(jget(m->in.v[i].doc, "host"), "hostname");
 		size_t k;
-		if (hosts.n > 1 && !pool) {
-			char *g = xasprintf("%s@%s", in.v[i].group, hn ? hn : "?");
-			free(in.v[i].group);
-			in.v[i].group = g;
+		if (m->hosts.n > 1 && !m->pool) {
+			char *g = xasprintf("%s@%s", m->in.v[i].group, hn ? hn : "?");
+			free(m->in.v[i].group);
+			m->in.v[i].group = g;
 		}
-		for (k = 0; k < groups.n && strcmp(groups.v[k], in.v[i].group); k++)
+		for (k = 0; k < m->groups.n && strcmp(m->groups.v[k], m->in.v[i].group); k++)
 			;
-		if (k == groups.n)
-			strvec_push(&groups, in.v[i].group);
+		if (k == m->groups.n)
+			strvec_push(&m->groups, m->in.v[i].group);
 	}
-	if (baseline) {
-		size_t k, matches = 0;
-		for (k = 0; k < groups.n && strcmp(groups.v[k], baseline); k++)
-			;
-		if (k == groups.n) {
-			struct strbuf on = STRBUF_INIT;
-			for (size_t j = 0; j < groups.n; j++) {
-				size_t l = strlen(baseline);
-				if (!strncmp(groups.v[j], baseline, l) && groups.v[j][l] == '@') {
-					sb_addf(&on, "%s%s", matches ? ", " : "", groups.v[j]);
-					matches++;
-				}
-			}
-			if (matches)
-				error("baseline '%s' ran on %zu hosts (%s): runs from different hosts are not "
-				      "pooled; name one of them, or pass --pool-hosts", baseline, matches, on.buf);
-			else
-				error("baseline '%s' is not among the groups", baseline);
-			sb_release(&on);
-			goto out;
+}
+
+/* --baseline names a group; a variant that ran on several hosts is not one. */
+static int merge_check_baseline(const struct merge *m)
+{
+	struct strbuf on = STRBUF_INIT;
+	size_t matches = 0, l = strlen(m->baseline);
+	for (size_t k = 0; k < m->groups.n; k++)
+		if (!strcmp(m->groups.v[k], m->baseline))
+			return 0;
+	for (size_t j = 0; j < m->groups.n; j++)
+		if (!strncmp(m->groups.v[j], m->baseline, l) && m->groups.v[j][l] == '@') {
+			sb_addf(&on, "%s%s", matches ? ", " : "", m->groups.v[j]);
+			matches++;
 		}
-	}
-	if (hosts.n > 1)
-		printf("kbench merge: %zu hosts (%s%s): %s\n", hosts.n, hosts.v[0], hosts.n > 2 ? ", ..." :
-		       "", pool ? "variants POOLED over hosts (--pool-hosts)" :
-		       "each variant kept per host as VARIANT@HOST");
-	o.baseline = baseline ? baseline : groups.v[0];
-	o.order = (const char *const *)groups.v;
-	o.norder = groups.n;
+	if (matches)
+		error("baseline '%s' ran on %zu hosts (%s): runs from different hosts are not "
+		      "pooled; name one of them, or pass --pool-hosts", m->baseline, matches, on.buf);
+	else
+		error("baseline '%s' is not among the groups", m->baseline);
+	sb_release(&on);
+	return -1;
+}
+
+/* The comparison over hosts, printed and written as the report. */
+static int merge_compare(struct merge *m)
+{
+	struct cmp_opts o;
+	struct comparison cmp;
+	int ret = -1;
+	cmp_opts_init(&o);
+	o.baseline = m->baseline ? m->baseline : m->groups.v[0];
+	o.order = (const char *const *)m->groups.v;
+	o.norder = m->groups.n;
 	/* different hosts are expected here; the report flags them */
-	o.force = hosts.n > 1 || force;
-	built = 1;
-	if (comparison_build(&cmp, &in, &o))
+	o.force = m->hosts.n > 1 || m->force;
+	if (comparison_build(&cmp, &m->in, &o))
 		goto out;
-	if (hosts.n > 1) {
-		char *w = xasprintf(pool ? "runs of %zu hosts POOLED per variant (--pool-hosts): host "
+	if (m->hosts.n > 1) {
+		char *w = xasprintf(m->pool ? "runs of %zu hosts POOLED per variant (--pool-hosts): host "
 				    "differences are mixed into the variants' spread" :
 				    "runs of %zu hosts: every group is one variant on one host (VARIANT@HOST); "
-				    "differences between hosts are the machines', not the kernels'", hosts.n);
+				    "differences between hosts are the machines', not the kernels'", m->hosts.n);
 		strvec_push(&cmp.warnings, w);
 		free(w);
 	}
 	comparison_print(&cmp, stdout);
-	if (report_write_dir(&cmp, out))
-		goto out;
-	{
-		json_object *hj = json_object_new_array();
-		const char *s;
-		for (size_t i = 0; i < hosts.n; i++)
-			json_object_array_add(hj, json_object_new_string(hosts.v[i]));
-		json_object_object_add(mj, "schema", json_object_new_string("kbench-merge"));
-		json_object_object_add(mj, "schema_version", json_object_new_int(1));
-		json_object_object_add(mj, "hosts", hj);
-		json_object_object_add(mj, "pooled_hosts", json_object_new_boolean(pool));
-		json_object_object_add(mj, "nights", nights);
-		nights = NULL;
-		json_object_object_add(mj, "exit", json_object_new_int(worst));
-		s = json_object_to_json_string_ext(mj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						   JSON_C_TO_STRING_NOSLASHESCAPE);
-		snprintf(path, sizeof(path), "%s/merge.json", out);
-		if (write_file_atomic(path, s, strlen(s)))
-			goto out;
-		sb_addf(&md, "merged: %zu run%s from %zu host%s%s; exit %d\n", in.n, in.n == 1 ? "" : "s",
-			hosts.n, hosts.n == 1 ? "" : "s", pool ? " (pooled)" : "", worst);
-		snprintf(path, sizeof(path), "%s/summary.md", out);
-		if (write_file_atomic(path, md.buf, md.len))
-			goto out;
-	}
-	printf("report:  %s/report.html\nsummary: %s/summary.md\nexit %d\n", out, out, worst);
-	ret = worst;
+	ret = report_write_dir(&cmp, m->out);
 out:
-	if (built)
-		comparison_release(&cmp);
-	json_object_put(mj);
-	json_object_put(nights);
-	cmp_inputs_release(&in);
+	comparison_release(&cmp);
 	cmp_opts_release(&o);
-	strvec_clear(&hosts);
-	strvec_clear(&groups);
-	sb_release(&md);
+	return ret;
+}
+
+/* merge.json and summary.md. */
+static int merge_write(struct merge *m)
+{
+	json_object *mj = json_object_new_object(), *hj = json_object_new_array();
+	char path[KB_PATH_MAX];
+	const char *s;
+	int ret = -1;
+	for (size_t i = 0; i < m->hosts.n; i++)
+		json_object_array_add(hj, json_object_new_string(m->hosts.v[i]));
+	json_object_object_add(mj, "schema", json_object_new_string("kbench-merge"));
+	json_object_object_add(mj, "schema_version", json_object_new_int(1));
+	json_object_object_add(mj, "hosts", hj);
+	json_object_object_add(mj, "pooled_hosts", json_object_new_boolean(m->pool));
+	json_object_object_add(mj, "nights", json_object_get(m->nights));
+	json_object_object_add(mj, "exit", json_object_new_int(m->worst));
+	s = json_object_to_json_string_ext(mj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	snprintf(path, sizeof(path), "%s/merge.json", m->out);
+	if (write_file_atomic(path, s, strlen(s)))
+		goto out;
+	sb_addf(&m->md, "merged: %zu run%s from %zu host%s%s; exit %d\n", m->in.n,
+		m->in.n == 1 ? "" : "s", m->hosts.n, m->hosts.n == 1 ? "" : "s",
+		m->pool ? " (pooled)" : "", m->worst);
+	snprintf(path, sizeof(path), "%s/summary.md", m->out);
+	ret = write_file_atomic(path, m->md.buf, m->md.len);
+out:
+	json_object_put(mj);
+	return ret;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge m;
+	char path[KB_PATH_MAX];
+	int ret, bad = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.hosts = (struct strvec)STRVEC_INIT;
+	m.groups = (struct strvec)STRVEC_INIT;
+	m.md = (struct strbuf)STRBUF_INIT;
+	m.nights = json_object_new_array();
+	m.worst = KB_EXIT_OK;
+	ret = merge_parse(argc, argv, &m);
+	if (ret) {
+		ret = ret < 0 ? KB_EXIT_OK : ret;
+		goto out;
+	}
+	ret = KB_EXIT_USAGE;
+	snprintf(path, sizeof(path), "%s/junit", m.out);
+	if (mkdir_p(path, 0755))
+		goto out;
+	sb_adds(&m.md, "## kbench merge\n\n");
+	for (int i = optind; i < argc; i++) {
+		char nj[KB_PATH_MAX];
+		bad |= cmp_inputs_add(&m.in, argv[i], NULL) != 0;
+		snprintf(nj, sizeof(nj), "%s/nightly.json", argv[i]);
+		if (path_exists(nj))
+			bad |= merge_night(&m, argv[i], nj) != 0;
+	}
+	if (bad)
+		goto out;
+	merge_groups(&m);
+	if (m.baseline && merge_check_baseline(&m))
+		goto out;
+	if (m.hosts.n > 1)
+		printf("kbench merge: %zu hosts (%s%s): %s\n", m.hosts.n, m.hosts.v[0],
+		       m.hosts.n > 2 ? ", ..." : "", m.pool ? "variants POOLED over hosts (--pool-hosts)" :
+		       "each variant kept per host as VARIANT@HOST");
+	if (merge_compare(&m) || merge_write(&m))
+		goto out;
+	printf("report:  %s/report.html\nsummary: %s/summary.md\nexit %d\n", m.out, m.out, m.worst);
+	ret = m.worst;
+out:
+	json_object_put(m.nights);
+	cmp_inputs_release(&m.in);
+	strvec_clear(&m.hosts);
+	strvec_clear(&m.groups);
+	sb_release(&m.md);
 	return ret;
 }
