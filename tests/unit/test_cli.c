@@ -21,10 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef KB_TEST_BEFORE /* the defect tests alone, built on the tree before the fixes */
+#include "cli/cmd_compare.h"
+#else
 #include "cli/cmd_campaign.h"
-#include "cli/cmd_nightly.h"
 #include "cli/runopts.h"
 #include "core/ids.h"
+#endif
+#include "cli/cmd_nightly.h"
 #include "core/jsonutil.h"
 #include "run/results.h"
 #include "core/spawn.h"
