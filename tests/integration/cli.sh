@@ -68,4 +68,19 @@ expect_out "schema version 99, this kbench reads 1"
 printf '{"schema": "kbench-results"}\n{"schema": "kbench-results"}\n' >"$tmp/two.json"
 expect_exit 2 "$KB" validate "$tmp/two.json"
 expect_out "two.json' line 2: data after the JSON document"
+# ids name directories: plain names only, wherever they come from
+expect_exit 2 "$KB" run --run-id ../escape --reports "$tmp/r"
+expect_out "run-id '../escape' must be 1 to 127 letters, digits"
+expect_exit 2 "$KB" campaign --kernels rt-stock --suite smoke --id ../escape --reports "$tmp/r"
+expect_out "id '../escape' must be 1 to 127 letters"
+expect_exit 2 "$KB" nightly --night ../escape --history "$tmp/h.sqlite" --reports "$tmp/r"
+expect_out "night '../escape' must be 1 to 127 letters"
+[ ! -e "$tmp/escape" ] && ok "nothing written outside" || bad "an id escaped its directory"
+# --backend NAME on run, campaign and nightly (and make bench BACKEND=)
+for c in run campaign nightly; do
+	expect_exit 0 "$KB" $c --backend qemu --help
+	"$KB" $c --help | grep -q -- "--backend" && ok "$c --help names --backend" || bad "$c --help: no --backend"
+done
+make -n -C "$top" bench KERNEL=k SUITE=s BACKEND=fake | grep -q -- "--backend 'fake'" &&
+	ok "make bench BACKEND= passes --backend" || bad "make bench BACKEND="
 finish
