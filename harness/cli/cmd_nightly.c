@@ -10,6 +10,7 @@
 #include "cli/runopts.h"
 #include "core/ids.h"
 #include "report/junit.h"
+#include "report/markdown.h"
 #include "stats/compare.h"
 #include "core/config.h"
 #include "history/history.h"
@@ -656,10 +657,15 @@ static void nightly_summary(const struct night *n, const struct strvec *order, s
 	static const char *const head[] = { "nothing regressed", "REGRESSION", "harness error",
 					    "too noisy to decide" };
 	sb_addf(md, "### kbench nightly `%s`: %s (exit %d)\n\n", n->id, head[n->exit & 3], n->exit);
-	sb_addf(md, "suite `%s` · host `%s` · variants", n->suite,
-		jstr(n->doc, "hostname") ? jstr(n->doc, "hostname") : "?");
-	for (size_t i = 0; i < order->n; i++)
-		sb_addf(md, " `%s`", order->v[i]);
+	sb_adds(md, "suite ");
+	md_code(md, n->suite);
+	sb_adds(md, " · host ");
+	md_code(md, jstr(n->doc, "hostname") ? jstr(n->doc, "hostname") : "?");
+	sb_adds(md, " · variants");
+	for (size_t i = 0; i < order->n; i++) {
+		sb_adds(md, " ");
+		md_code(md, order->v[i]);
+	}
 	sb_adds(md, " · report `report.html`\n\n");
 	sb_add(md, n->md.buf ? n->md.buf : "", n->md.len);
 }

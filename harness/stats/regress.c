@@ -11,6 +11,7 @@
  */
 #include "stats/regress.h"
 #include "report/junit.h"
+#include "report/markdown.h"
 #include "report/report.h"
 
 #include <math.h>
@@ -208,25 +209,6 @@ void regress_junit(const struct comparison *c, const struct regress *r, struct s
 	sb_release(&se);
 }
 
-/* Markdown table cells: no pipes, no HTML, no newlines. */
-static void md_cell(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			sb_adds(sb, "\\|");
-		else if (*s == '<')
-			sb_adds(sb, "&lt;");
-		else if (*s == '>')
-			sb_adds(sb, "&gt;");
-		else if (*s == '&')
-			sb_adds(sb, "&amp;");
-		else if (*s == '\n' || *s == '\r' || *s == '`')
-			sb_adds(sb, " ");
-		else if ((unsigned char)*s >= 0x20)
-			sb_add(sb, s, 1);
-	}
-}
-
 void regress_markdown(const struct comparison *c, const struct regress *r, struct strbuf *out)
 {
 	static const char *const head[] = { "nothing regressed", "REGRESSION", "harness error",
@@ -238,16 +220,16 @@ void regress_markdown(const struct comparison *c, const struct regress *r, struc
 		size_t g = side ? cur : c->base;
 		sb_adds(out, side ? " · current " : "baseline ");
 		sb_adds(out, "`");
-		md_cell(out, cmp_group_str(c, g, "variant", "name"));
+		md_text(out, cmp_group_str(c, g, "variant", "name"));
 		sb_adds(out, "` ");
-		md_cell(out, cmp_group_str(c, g, "variant", "package_version"));
+		md_text(out, cmp_group_str(c, g, "variant", "package_version"));
 		sb_addf(out, " (%d iteration%s%s)", c->g[g].ok + c->g[g].failed,
 			c->g[g].ok + c->g[g].failed == 1 ? "" : "s", c->g[g].failed ? ", some failed" : "");
 	}
 	sb_adds(out, " · suite `");
-	md_cell(out, c->suite);
+	md_text(out, c->suite);
 	sb_adds(out, "` · ");
-	md_cell(out, c->accel);
+	md_text(out, c->accel);
 	sb_adds(out, "\n\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct regress_case *k = &r->v[i];
@@ -260,12 +242,12 @@ void regress_markdown(const struct comparison *c, const struct regress *r, struc
 				"|---|---|---|---|---|---|---|\n");
 		sb_addf(out, "| %s | ", k->status == REG_REGRESSED ? "**regressed**" :
 			k->status == REG_ERROR ? "**error**" : status_name(k->status));
-		md_cell(out, k->classname);
+		md_text(out, k->classname);
 		sb_adds(out, " ");
-		md_cell(out, k->name);
+		md_text(out, k->name);
 		if (!m) {
 			sb_adds(out, " | | | | | ");
-			md_cell(out, k->message);
+			md_text(out, k->message);
 			sb_adds(out, " |\n");
 			continue;
 		}
@@ -274,9 +256,9 @@ void regress_markdown(const struct comparison *c, const struct regress *r, struc
 			value_unit(vb, sizeof(vb), b->center, m->unit);
 			value_unit(vx, sizeof(vx), x->center, m->unit);
 			sb_adds(out, " | ");
-			md_cell(out, b->n ? vb : "-");
+			md_text(out, b->n ? vb : "-");
 			sb_adds(out, " | ");
-			md_cell(out, x->n ? vx : "-");
+			md_text(out, x->n ? vx : "-");
 			sb_adds(out, " | ");
 			if (isfinite(x->rel))
 				sb_addf(out, "%+.1f%%", x->rel * 100);
@@ -292,9 +274,9 @@ void regress_markdown(const struct comparison *c, const struct regress *r, struc
 				sb_addf(out, "CV %.0f%% / %.0f%% (limit %.0f%%); could detect %.0f%%",
 					b->d.cv * 100, x->d.cv * 100, m->max_cv * 100, x->mde * 100);
 			else if (k->status == REG_NOISY)
-				md_cell(out, x->note);
+				md_text(out, x->note);
 			else
-				md_cell(out, k->message);
+				md_text(out, k->message);
 			sb_adds(out, " |\n");
 		}
 	}

@@ -27,6 +27,7 @@
 #include "cli/cmd_campaign.h"
 #include "cli/runopts.h"
 #include "core/ids.h"
+#include "report/markdown.h"
 #endif
 #include "cli/cmd_nightly.h"
 #include "core/jsonutil.h"
@@ -212,6 +213,16 @@ static void test_campaign_guest(void **state)
 	assert_int_equal(campaign_guest_read(old, "c.json", &r), -1);
 	json_object_put(old);
 }
+
+/* Untrusted names (a host, a variant from a stored run) in Markdown. */
+static void test_markdown(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	md_code(&sb, "h|o`s<t>&\n\x01x");
+	assert_string_equal(sb.buf, "`h\\|o s&lt;t&gt;&amp; x`");
+	sb_release(&sb);
+}
 #endif
 
 /* ---- campaign ---- */
@@ -377,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_runopts),
 		cmocka_unit_test(test_campaign_guest),
+		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_campaign_resume_old_accel),
 #endif
 		cmocka_unit_test(test_campaign_accel_name),
