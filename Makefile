@@ -15,7 +15,7 @@ O       ?= build
 CFLAGS  ?= -O2 -g
 # -Wno-format-truncation: paths are bounded by KB_PATH_MAX and cache_root()
 # refuses roots long enough to truncate; gcc cannot see that.
-KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Iharness -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
+KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Iharness -I. -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
 LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lsqlite3 -lm
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -119,7 +119,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_NAMES   := $(shell sed -n 's/^WORKLOAD(\([a-z0-9_]*\))$$/\1/p' workloads/list.h) lock_stats proto config results trouble
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE -Iharness -Wall -Wextra -Werror -MMD -MP $(FUZZ_SAN)
+FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE -Iharness -I. -Wall -Wextra -Werror -MMD -MP $(FUZZ_SAN)
 FUZZ_OBJ      = $(LIB_SRC:%.c=$(O)/fuzz/obj/%.o) $(O)/fuzz/obj/fuzz/targets.o
 FUZZ_BINS     = $(FUZZ_NAMES:%=$(O)/fuzz/bin/%)
 

@@ -3,7 +3,7 @@
  * guest agent, suite and variant files, and stored results.json files
  * (loaded, then compared and rendered as the report would be). */
 #include "targets.h"
-#include "core/workload.h"
+#include "workloads/workloads.h"
 #include "stats/compare.h"
 #include "core/config.h"
 #include "backend/guest.h"
@@ -153,7 +153,7 @@ out:
 	{                                                           \
 		return fuzz_workload(#name, data, size);            \
 	}
-#include "../workloads/list.h"
+#include "workloads/list.h"
 
 /* ---- console logs scanned for kernel trouble (trouble.c) ---- */
 
@@ -308,7 +308,7 @@ out:
 
 const struct fuzz_target fuzz_targets[] = {
 #define WORKLOAD(name) { #name, fuzz_##name },
-#include "../workloads/list.h"
+#include "workloads/list.h"
 	{ "trouble", fuzz_trouble },
 	{ "lock_stats", fuzz_lock_stats },
 	{ "proto", fuzz_proto },

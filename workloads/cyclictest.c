@@ -2,7 +2,7 @@
  * under a hackbench background load as rteval runs it. The run keeps a
  * 1 us histogram per thread; parse turns it into min/avg/max, percentiles
  * and an overflow count, and keeps the whole histogram in results.json. */
-#include "core/workload.h"
+#include "workloads/workloads.h"
 #include "core/histogram.h"
 #include "agent/proto.h"
 

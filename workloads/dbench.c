@@ -1,7 +1,7 @@
 /* dbench.c - file system load replaying a Samba NetBench trace (dbench 4.0)
  * on the guest's scratch ext4 disk; metrics are its final throughput and
  * maximum latency, and the per-operation table goes to results.json. */
-#include "core/workload.h"
+#include "workloads/workloads.h"
 
 #include <stdio.h>
 #include <string.h>

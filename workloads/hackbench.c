@@ -1,7 +1,7 @@
 /* hackbench.c - scheduler and IPC stress from rt-tests: groups of senders
  * and receivers pass messages over sockets or pipes; the metric is the
  * wall time hackbench reports ("Time: N"). */
-#include "core/workload.h"
+#include "workloads/workloads.h"
 
 #include <stdio.h>
 #include <string.h>

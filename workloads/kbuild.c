@@ -21,7 +21,7 @@
  * Metrics: elapsed, user and sys seconds of make, measured by the agent
  * (wait4 rusage of make and every compiler it waited for).
  */
-#include "core/workload.h"
+#include "workloads/workloads.h"
 #include "kernel/source.h"
 #include "agent/proto.h"
 #include "core/spawn.h"

@@ -1,6 +1,6 @@
 /* registry.c - the list of workloads, their self-check, guest commands and
  * the line/number helpers every output parser shares. */
-#include "core/workload.h"
+#include "workloads/workloads.h"
 
 #include <limits.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 /* Every workload kbench knows, in `kbench workloads` order (list.h). */
 static const struct workload_ops *const registry[] = {
 #define WORKLOAD(name) &name##_ops,
-#include "list.h"
+#include "workloads/list.h"
 	NULL,
 };
 

@@ -5,7 +5,7 @@
 #include "stats/compare.h"
 #include "core/config.h"
 #include "history/history.h"
-#include "stats/regress.h"
+#include "report/regress_out.h"
 #include "report/junit.h"
 #include "report/report.h"
 #include "run/results.h"

@@ -16,7 +16,7 @@
 #include "history/history.h"
 #include "core/jsonutil.h"
 #include "kernel/kernel.h"
-#include "stats/regress.h"
+#include "report/regress_out.h"
 #include "report/report.h"
 #include "run/results.h"
 #include "run/run.h"

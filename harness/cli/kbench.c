@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "workloads/workloads.h"
 #include "backend/guest.h"
 #include "kernel/source.h"
 #include "backend/image.h"

@@ -37,9 +37,9 @@ void regress_judge(const struct comparison *c, const char *const *only, size_t n
 		   struct regress *r);
 void regress_release(struct regress *r);
 
-/* JUnit XML (Ant/Jenkins format; tests/fixtures/junit/junit.xsd). */
-void regress_junit(const struct comparison *c, const struct regress *r, struct strbuf *out);
-/* A short Markdown summary for a pull-request comment. */
-void regress_markdown(const struct comparison *c, const struct regress *r, struct strbuf *out);
+/* "pass", "improved", "regressed", "noisy", "new" or "error". */
+const char *regress_status_name(enum regress_status s);
+/* V with its unit ("1.23 s") into BUF, as the messages print values. */
+void regress_value_unit(char *buf, size_t len, double v, const char *unit);
 
 #endif

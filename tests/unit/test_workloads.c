@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/workload.h"
+#include "workloads/workloads.h"
 #include "core/histogram.h"
 #include "run/run.h"
 
