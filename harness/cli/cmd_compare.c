@@ -86,6 +86,37 @@ int compare_and_write(const struct cmp_inputs *in, const struct cmp_opts *o,
 	return ret;
 }
 
+/* The option loop of compare and report: the common options into O,
+ * --baseline into O->baseline and --out into *OUT. Returns -1 to go on,
+ * or the exit status (after --help, or a bad option with USAGE shown). */
+static int parse_cmp_args(int argc, char **argv, const struct option *longopts,
+			  const char *usage, struct cmp_opts *o, const char **out)
+{
+	int c, bad = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (common_opt(c, optarg, o, &bad))
+			continue;
+		switch (c) {
+		case C_BASELINE:
+			o->baseline = optarg;
+			break;
+		case C_OUT:
+			*out = optarg;
+			break;
+		case C_HELP:
+			fputs(usage, stdout);
+			return KB_EXIT_OK;
+		default:
+			error("unknown option '%s'", argv[optind - 1]);
+			fputs(usage, stderr);
+			return KB_EXIT_USAGE;
+		}
+	}
+	return bad ? KB_EXIT_USAGE : -1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -97,33 +128,12 @@ int cmd_compare(int argc, char **argv)
 	struct cmp_opts o;
 	struct cmp_inputs in = { NULL, 0 };
 	const char *out = NULL;
-	int c, bad = 0, ret = KB_EXIT_USAGE;
+	int bad = 0, ret;
 
 	cmp_opts_init(&o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (common_opt(c, optarg, &o, &bad))
-			continue;
-		switch (c) {
-		case C_BASELINE:
-			o.baseline = optarg;
-			break;
-		case C_OUT:
-			out = optarg;
-			break;
-		case C_HELP:
-			fputs(compare_usage, stdout);
-			ret = KB_EXIT_OK;
-			goto out;
-		default:
-			error("unknown option '%s'", argv[optind - 1]);
-			fputs(compare_usage, stderr);
-			goto out;
-		}
-	}
-	if (bad)
+	if ((ret = parse_cmp_args(argc, argv, longopts, compare_usage, &o, &out)) >= 0)
 		goto out;
+	ret = KB_EXIT_USAGE;
 	if (optind >= argc) {
 		fputs(compare_usage, stderr);
 		goto out;
@@ -191,30 +201,13 @@ int cmd_report(int argc, char **argv)
 	json_object *camp = NULL, *old = NULL;
 	const char **order = NULL;
 	char path[KB_PATH_MAX];
-	int c, bad = 0, ret = KB_EXIT_USAGE;
+	const char *no_out = NULL;
+	int ret;
 
 	cmp_opts_init(&o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (common_opt(c, optarg, &o, &bad))
-			continue;
-		switch (c) {
-		case C_BASELINE:
-			o.baseline = optarg;
-			break;
-		case C_HELP:
-			fputs(report_usage, stdout);
-			ret = KB_EXIT_OK;
-			goto out;
-		default:
-			error("unknown option '%s'", argv[optind - 1]);
-			fputs(report_usage, stderr);
-			goto out;
-		}
-	}
-	if (bad)
+	if ((ret = parse_cmp_args(argc, argv, longopts, report_usage, &o, &no_out)) >= 0)
 		goto out;
+	ret = KB_EXIT_USAGE;
 	if (optind != argc - 1) {
 		fputs(report_usage, stderr);
 		goto out;

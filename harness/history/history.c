@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -542,64 +543,54 @@ int history_list_nights(struct history *h, FILE *out)
 	return 0;
 }
 
+/* Run one writing statement SQL, binding the arguments as TYPES says
+ * ('s' text, NULL or "" as null; 'i' int) in order. 0, or -1 after an
+ * error naming WHAT. */
+static int db_write(struct history *h, const char *what, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(h, "prepare");
+	va_start(ap, types);
+	for (int i = 1; types[i - 1]; i++) {
+		if (types[i - 1] == 'i')
+			sqlite3_bind_int(st, i, va_arg(ap, int));
+		else
+			bind_text(st, i, va_arg(ap, const char *));
+	}
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(h, what);
+}
+
 int history_night_begin(struct history *h, const char *night, const char *host_id,
 			const char *suite, const char *config)
 {
-	sqlite3_stmt *st;
 	char now[32];
-	int rc;
 	iso8601_now(now, sizeof(now));
-	if (sqlite3_prepare_v2(h->db, "INSERT INTO nights (id, started, host_id, suite, config) "
-			       "VALUES (?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		return db_error(h, "prepare");
-	bind_text(st, 1, night);
-	bind_text(st, 2, now);
-	bind_text(st, 3, host_id);
-	bind_text(st, 4, suite);
-	bind_text(st, 5, config);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(h, "record night");
-	return 0;
+	return db_write(h, "record night", "INSERT INTO nights (id, started, host_id, suite, config) "
+			"VALUES (?,?,?,?,?)", "sssss", night, now, host_id, suite, config);
 }
 
 int history_night_end(struct history *h, const char *night, int exit_code, const char *summary)
 {
-	sqlite3_stmt *st;
 	char now[32];
-	int rc;
 	iso8601_now(now, sizeof(now));
-	if (sqlite3_prepare_v2(h->db, "UPDATE nights SET finished = ?, exit_code = ?, summary = ? "
-			       "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return db_error(h, "prepare");
-	bind_text(st, 1, now);
-	sqlite3_bind_int(st, 2, exit_code);
-	bind_text(st, 3, summary);
-	bind_text(st, 4, night);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(h, "record night");
-	return 0;
+	return db_write(h, "record night", "UPDATE nights SET finished = ?, exit_code = ?, "
+			"summary = ? WHERE id = ?", "siss", now, exit_code, summary, night);
 }
 
 int history_night_accept(struct history *h, const char *night)
 {
-	sqlite3_stmt *st;
-	int rc;
 	char now[32];
 	iso8601_now(now, sizeof(now));
-	if (sqlite3_prepare_v2(h->db, "UPDATE nights SET summary = coalesce(summary, '') || "
-			       "' (exit ' || coalesce(exit_code, '-') || ' accepted ' || ? || ')', exit_code = 0 "
-			       "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return db_error(h, "prepare");
-	bind_text(st, 1, now);
-	bind_text(st, 2, night);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(h, "accept");
+	if (db_write(h, "accept", "UPDATE nights SET summary = coalesce(summary, '') || "
+		     "' (exit ' || coalesce(exit_code, '-') || ' accepted ' || ? || ')', exit_code = 0 "
+		     "WHERE id = ?", "ss", now, night))
+		return -1;
 	if (!sqlite3_changes(h->db))
 		return error("history '%s': no night '%s' (kbench history nights lists them)", h->path, night);
 	return 0;
