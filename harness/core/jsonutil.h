@@ -21,6 +21,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include "core/util.h"
 
 static inline json_object *jget(json_object *o, const char *key)
 {
@@ -90,6 +92,23 @@ static inline void jset_num(json_object *o, const char *k, double v)
 static inline void jset_num10(json_object *o, const char *k, double v)
 {
 	jset(o, k, jnum10(v));
+}
+
+/* DOC pretty-printed (spaced, slashes as they are) with a final newline,
+ * written atomically to PATH: how results.json and comparison.json are
+ * stored. 0, or -1 after an error. */
+static inline int json_save(const char *path, json_object *doc)
+{
+	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_SPACED |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+	sb_adds(&sb, s);
+	sb_adds(&sb, "\n");
+	ret = write_file_atomic(path, sb.buf, sb.len);
+	sb_release(&sb);
+	return ret;
 }
 
 #endif

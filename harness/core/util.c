@@ -92,13 +92,20 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+static char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -118,8 +125,7 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 	va_list ap;
 	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	strvec_push(sv, s);
 	free(s);

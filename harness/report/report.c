@@ -12,6 +12,7 @@
  * config) goes through report_escape().
  */
 #include "report/report.h"
+#include "core/jsonutil.h"
 #include "report/svg.h"
 
 #include <math.h>
@@ -1082,16 +1083,9 @@ int report_write_dir(const struct comparison *c, const char *dir)
 {
 	char path[KB_PATH_MAX];
 	json_object *doc = comparison_to_json(c);
-	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_SPACED |
-							    JSON_C_TO_STRING_NOSLASHESCAPE);
-	struct strbuf sb = STRBUF_INIT;
 	int ret;
-	sb_adds(&sb, s);
-	sb_adds(&sb, "\n");
 	snprintf(path, sizeof(path), "%s/comparison.json", dir);
-	ret = write_file_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
+	ret = json_save(path, doc);
 	json_object_put(doc);
 	snprintf(path, sizeof(path), "%s/report.html", dir);
 	if (!ret)

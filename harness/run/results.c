@@ -2,6 +2,7 @@
  * The format is documented in docs/results.md (schema in
  * docs/results.schema.json); results_validate() is the C side of it. */
 #include "run/results.h"
+#include "core/jsonutil.h"
 #include "core/config.h"
 #include "kernel/kernel.h"
 
@@ -62,18 +63,8 @@ static void compact_number_arrays(json_object *o)
 
 int results_save(json_object *doc, const char *path)
 {
-	const char *s;
 	compact_number_arrays(doc);
-	s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_SPACED |
-							    JSON_C_TO_STRING_NOSLASHESCAPE);
-	struct strbuf sb = STRBUF_INIT;
-	int ret;
-	sb_adds(&sb, s);
-	sb_adds(&sb, "\n");
-	ret = write_file_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
-	return ret;
+	return json_save(path, doc);
 }
 
 struct series {

@@ -24,29 +24,32 @@ double stats_t_quantile(double p, double df)
 	return gsl_cdf_tdist_Pinv(p, df);
 }
 
+/* The means of ratios are defined for finite positive values only. */
+static int positive_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			return 0;
+	return n > 0;
+}
+
 double stats_hmean(const double *x, size_t n)
 {
 	double s = 0;
-	if (!n)
+	if (!positive_finite(x, n))
 		return NAN;
-	for (size_t i = 0; i < n; i++) {
-		if (!(x[i] > 0) || !isfinite(x[i]))
-			return NAN;
+	for (size_t i = 0; i < n; i++)
 		s += 1.0 / x[i];
-	}
 	return (double)n / s;
 }
 
 double stats_gmean(const double *x, size_t n)
 {
 	double s = 0;
-	if (!n)
+	if (!positive_finite(x, n))
 		return NAN;
-	for (size_t i = 0; i < n; i++) {
-		if (!(x[i] > 0) || !isfinite(x[i]))
-			return NAN;
+	for (size_t i = 0; i < n; i++)
 		s += log(x[i]);
-	}
 	return exp(s / (double)n);
 }
 
