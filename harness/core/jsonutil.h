@@ -103,12 +103,9 @@ static inline int json_save(const char *path, json_object *doc)
 							    JSON_C_TO_STRING_SPACED |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
 	struct strbuf sb = STRBUF_INIT;
-	int ret;
 	sb_adds(&sb, s);
 	sb_adds(&sb, "\n");
-	ret = write_file_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
-	return ret;
+	return sb_write_atomic(path, &sb);
 }
 
 #endif

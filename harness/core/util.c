@@ -561,3 +561,10 @@ int parse_u32_opt(const char *opt, const char *s, uint32_t *out)
 	*out = (uint32_t)v;
 	return 0;
 }
+
+int sb_write_atomic(const char *path, struct strbuf *sb)
+{
+	int ret = write_file_atomic(path, sb->buf ? sb->buf : "", sb->len);
+	sb_release(sb);
+	return ret;
+}

@@ -71,6 +71,8 @@ int read_file(const char *path, struct strbuf *out, size_t max);
 /* Write via PATH.tmp.PID, fsync, rename and fsync the directory, so
  * readers never see half a file and the new name survives a crash. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* Write SB's bytes to PATH as write_file_atomic does, then release SB. */
+int sb_write_atomic(const char *path, struct strbuf *sb);
 int copy_file(const char *src, const char *dst, unsigned mode);
 int path_exists(const char *path);
 /* The last entry of DIR (readdir order) whose name holds CONTAINS, or

@@ -88,9 +88,6 @@ void junit_xml(const struct junit *j, struct strbuf *out)
 int junit_write(const struct junit *j, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int ret;
 	junit_xml(j, &sb);
-	ret = write_file_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
-	return ret;
+	return sb_write_atomic(path, &sb);
 }

@@ -1072,11 +1072,8 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 int report_write(const struct comparison *c, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int ret;
 	report_html(c, &sb);
-	ret = write_file_atomic(path, sb.buf, sb.len);
-	sb_release(&sb);
-	return ret;
+	return sb_write_atomic(path, &sb);
 }
 
 int report_write_dir(const struct comparison *c, const char *dir)

@@ -10,7 +10,10 @@
 #include <gsl/gsl_rng.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "core/util.h"
 
 struct synth_metric {
 	const char *label, *workload, *name, *unit, *better;
@@ -213,6 +216,25 @@ static inline json_object *synth_doc(const struct synth_opts *o, const struct sy
 	}
 	json_object_object_add(d, "iterations", its);
 	return d;
+}
+
+/* A test's scratch directory (a mkdtemp of TEMPLATE into DIR) and its
+ * seeded generator, for the cmocka group setup of tests that write runs;
+ * synth_scratch_release undoes both. 0, or -1. */
+static inline int synth_scratch(char *dir, size_t len, const char *tmpl, gsl_rng **rng)
+{
+	snprintf(dir, len, "%s", tmpl);
+	if (!mkdtemp(dir))
+		return -1;
+	*rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(*rng, 4242);
+	return 0;
+}
+
+static inline void synth_scratch_release(const char *dir, gsl_rng *rng)
+{
+	rm_rf(dir);
+	gsl_rng_free(rng);
 }
 
 #endif

@@ -72,11 +72,8 @@ static gsl_rng *rng;
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/kbench-test-cli.XXXXXX");
-	if (!mkdtemp(dir))
+	if (synth_scratch(dir, sizeof(dir), "/tmp/kbench-test-cli.XXXXXX", &rng))
 		return -1;
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(rng, 4242);
 	setenv("KBENCH_HOME", KB_SRCDIR, 1);
 	setenv("KBENCH_HISTORY", "off", 1);
 	return 0;
@@ -85,8 +82,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	rm_rf(dir);
-	gsl_rng_free(rng);
+	synth_scratch_release(dir, rng);
 	return 0;
 }
 

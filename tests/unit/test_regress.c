@@ -38,19 +38,15 @@ static gsl_rng *rng;
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/kbench-test-regress.XXXXXX");
-	if (!mkdtemp(dir))
+	if (synth_scratch(dir, sizeof(dir), "/tmp/kbench-test-regress.XXXXXX", &rng))
 		return -1;
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(rng, 4242);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	rm_rf(dir);
-	gsl_rng_free(rng);
+	synth_scratch_release(dir, rng);
 	return 0;
 }
 
