@@ -231,6 +231,18 @@ int rm_rf(const char *path)
 	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
 }
 
+/* read(2) of FD (file PATH), again after EINTR; < 0 after an error. */
+static ssize_t read_chunk(int fd, void *buf, size_t len, const char *path)
+{
+	ssize_t n;
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		error("cannot read '%s': %s", path, strerror(errno));
+	return n;
+}
+
 int read_file(const char *path, struct strbuf *out, size_t max)
 {
 	int ret = -1;
@@ -239,20 +251,14 @@ int read_file(const char *path, struct strbuf *out, size_t max)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return error("cannot open '%s': %s", path, strerror(errno));
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error("cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
+	while ((n = read_chunk(fd, buf, sizeof(buf), path)) > 0) {
 		if (max && out->len + (size_t)n > max) {
 			error("'%s' is larger than %zu bytes", path, max);
 			goto out;
 		}
 		sb_add(out, buf, (size_t)n);
 	}
-	ret = 0;
+	ret = n < 0 ? -1 : 0;
 out:
 	close(fd);
 	return ret;
@@ -329,19 +335,13 @@ int copy_file(const char *src, const char *dst, unsigned mode)
 		error("cannot create '%s': %s", dst, strerror(errno));
 		goto out;
 	}
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error("cannot read '%s': %s", src, strerror(errno));
-			goto out;
-		}
+	while ((n = read_chunk(in, buf, sizeof(buf), src)) > 0) {
 		if (write_all(out, buf, (size_t)n)) {
 			error("cannot write '%s': %s", dst, strerror(errno));
 			goto out;
 		}
 	}
-	ret = 0;
+	ret = n < 0 ? -1 : 0;
 out:
 	close(in);
 	if (out >= 0 && close(out) && !ret)
