@@ -126,6 +126,29 @@ static void num(struct strbuf *sb, double v)
 	sb_adds(sb, b);
 }
 
+
+/* The words A, B and C (C may be NULL) escaped, space-separated. */
+static void esc_words(struct strbuf *sb, const char *a, const char *b, const char *c)
+{
+	esc(sb, a);
+	sb_adds(sb, " ");
+	esc(sb, b);
+	if (c) {
+		sb_adds(sb, " ");
+		esc(sb, c);
+	}
+}
+
+/* A change-point table cell: the night, and the run under it. */
+static void night_cell(struct strbuf *sb, const struct history_point *p)
+{
+	sb_adds(sb, "</td><td class=\"l\">");
+	esc(sb, p->night);
+	sb_adds(sb, "<br><span class=\"small\">run ");
+	esc(sb, p->run_id);
+	sb_adds(sb, "</span>");
+}
+
 /* One series: dots, whiskers, a line through the means, change points. */
 static void chart(struct strbuf *sb, const struct trend *tr)
 {
@@ -160,11 +183,7 @@ static void chart(struct strbuf *sb, const struct trend *tr)
 	snprintf(attrs, sizeof(attrs), "class=\"trend\" data-points=\"%zu\" data-changes=\"%zu\" ",
 		 s->n, tr->cp.n);
 	svg_open(sb, &f, attrs);
-	esc(sb, s->variant);
-	sb_adds(sb, " ");
-	esc(sb, s->label);
-	sb_adds(sb, " ");
-	esc(sb, s->metric);
+	esc_words(sb, s->variant, s->label, s->metric);
 	sb_adds(sb, " over nights\">");
 	svg_heading(sb, &f, title, 2, s->unit, s->better, 12, 10);
 	svg_yticks(sb, &f, 9.5);
@@ -260,18 +279,10 @@ void trends_html(const struct trends *t, struct strbuf *sb)
 				sb_adds(sb, "<tr><td class=\"l\">");
 				esc(sb, tr->s.variant);
 				sb_adds(sb, "</td><td class=\"l\">");
-				esc(sb, tr->s.label);
-				sb_adds(sb, " ");
-				esc(sb, tr->s.metric);
-				sb_adds(sb, "</td><td class=\"l\">");
-				esc(sb, a->night);
-				sb_adds(sb, "<br><span class=\"small\">run ");
-				esc(sb, a->run_id);
-				sb_adds(sb, "</span></td><td class=\"l\">");
-				esc(sb, b->night);
-				sb_adds(sb, "<br><span class=\"small\">run ");
-				esc(sb, b->run_id);
-				sb_adds(sb, "</span></td><td>");
+				esc_words(sb, tr->s.label, tr->s.metric, NULL);
+				night_cell(sb, a);
+				night_cell(sb, b);
+				sb_adds(sb, "</td><td>");
 				num(sb, c->before);
 				sb_adds(sb, "</td><td>");
 				num(sb, c->after);
