@@ -543,24 +543,47 @@ int history_list_nights(struct history *h, FILE *out)
 	return 0;
 }
 
-/* Run one writing statement SQL, binding the arguments as TYPES says
- * ('s' text, NULL or "" as null; 'i' int) in order. 0, or -1 after an
- * error naming WHAT. */
-static int db_write(struct history *h, const char *what, const char *sql, const char *types, ...)
+/* SQL prepared, its parameters bound from AP as TYPES says ('s' text,
+ * NULL or "" as null; 'i' int) in order; NULL after an error. */
+static sqlite3_stmt *db_vprepare(struct history *h, const char *sql, const char *types, va_list ap)
 {
 	sqlite3_stmt *st;
-	va_list ap;
-	int rc;
-	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(h, "prepare");
-	va_start(ap, types);
+	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_error(h, "prepare");
+		return NULL;
+	}
 	for (int i = 1; types[i - 1]; i++) {
 		if (types[i - 1] == 'i')
 			sqlite3_bind_int(st, i, va_arg(ap, int));
 		else
 			bind_text(st, i, va_arg(ap, const char *));
 	}
+	return st;
+}
+
+/* db_vprepare with the parameters as arguments. */
+static sqlite3_stmt *db_prepare(struct history *h, const char *sql, const char *types, ...)
+{
+	va_list ap;
+	sqlite3_stmt *st;
+	va_start(ap, types);
+	st = db_vprepare(h, sql, types, ap);
 	va_end(ap);
+	return st;
+}
+
+/* Run one writing statement SQL with its parameters (as db_vprepare).
+ * 0, or -1 after an error naming WHAT. */
+static int db_write(struct history *h, const char *what, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+	va_start(ap, types);
+	st = db_vprepare(h, sql, types, ap);
+	va_end(ap);
+	if (!st)
+		return -1;
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(h, what);
@@ -600,9 +623,8 @@ int history_night_exists(struct history *h, const char *night)
 {
 	sqlite3_stmt *st;
 	int rc;
-	if (sqlite3_prepare_v2(h->db, "SELECT 1 FROM nights WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return db_error(h, "prepare");
-	bind_text(st, 1, night);
+	if (!(st = db_prepare(h, "SELECT 1 FROM nights WHERE id = ?", "s", night)))
+		return -1;
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -615,17 +637,15 @@ int history_last_good_night(struct history *h, const char *host_id, const char *
 {
 	sqlite3_stmt *st;
 	int rc, ret = 1;
-	if (sqlite3_prepare_v2(h->db, "SELECT n.id FROM nights n WHERE n.exit_code IN (0, 3) AND "
-			       "n.suite = ?2 AND n.id <> ?3 AND "
-			       "n.started <= (SELECT coalesce(max(started), '9999') FROM nights WHERE id = ?3) "
-			       "AND EXISTS (SELECT 1 FROM runs r WHERE r.night = n.id AND r.host_id = ?1 "
-			       "AND r.variant = ?4) "
-			       "ORDER BY n.started DESC, n.id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return db_error(h, "prepare");
-	bind_text(st, 1, host_id);
-	bind_text(st, 2, suite);
-	bind_text(st, 3, before);
-	bind_text(st, 4, variant);
+	st = db_prepare(h, "SELECT n.id FROM nights n WHERE n.exit_code IN (0, 3) AND "
+			"n.suite = ?2 AND n.id <> ?3 AND "
+			"n.started <= (SELECT coalesce(max(started), '9999') FROM nights WHERE id = ?3) "
+			"AND EXISTS (SELECT 1 FROM runs r WHERE r.night = n.id AND r.host_id = ?1 "
+			"AND r.variant = ?4) "
+			"ORDER BY n.started DESC, n.id DESC LIMIT 1", "ssss", host_id, suite, before,
+			variant);
+	if (!st)
+		return -1;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		snprintf(out, len, "%s", col(st, 0));
@@ -643,16 +663,13 @@ json_object *history_night_docs(struct history *h, const char *night, const char
 	sqlite3_stmt *st;
 	json_object *arr = json_object_new_array();
 	int rc;
-	if (sqlite3_prepare_v2(h->db, "SELECT d.results, r.run_id FROM runs r JOIN documents d ON "
-			       "d.run = r.id WHERE r.night = ? AND r.host_id = ? AND r.variant = ? "
-			       "ORDER BY r.started, r.id", -1, &st, NULL) != SQLITE_OK) {
-		db_error(h, "prepare");
+	st = db_prepare(h, "SELECT d.results, r.run_id FROM runs r JOIN documents d ON "
+			"d.run = r.id WHERE r.night = ? AND r.host_id = ? AND r.variant = ? "
+			"ORDER BY r.started, r.id", "sss", night, host_id, variant);
+	if (!st) {
 		json_object_put(arr);
 		return NULL;
 	}
-	bind_text(st, 1, night);
-	bind_text(st, 2, host_id);
-	bind_text(st, 3, variant);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_object *d = json_tokener_parse(col(st, 0));
 		if (!d) {
