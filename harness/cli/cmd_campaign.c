@@ -365,12 +365,12 @@ static int campaign_run(struct campaign *cp, const char *variant, int round, int
 		run_result_release(&r);
 	}
 	e = json_object_new_object();
-	json_object_object_add(e, "round", json_object_new_int(round));
-	json_object_object_add(e, "warmup", json_object_new_boolean(warm));
-	json_object_object_add(e, "position", json_object_new_int(pos));
-	json_object_object_add(e, "variant", json_object_new_string(variant));
-	json_object_object_add(e, "run_id", json_object_new_string(id));
-	json_object_object_add(e, "exit", json_object_new_int(rc));
+	jset_int(e, "round", round);
+	jset_bool(e, "warmup", warm);
+	jset_int(e, "position", pos);
+	jset_str(e, "variant", variant);
+	jset_str(e, "run_id", id);
+	jset_int(e, "exit", rc);
 	json_object_array_add(json_object_object_get(cp->doc, "runs"), e);
 	if (campaign_save(cp)) {
 		error("campaign stopped: '%s' could not be saved (--resume needs it)", cp->path);

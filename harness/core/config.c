@@ -280,11 +280,32 @@ static int check_sections(FILE *f, const char *path)
 	return 0;
 }
 
+/* Parse the open INI file F (PATH, a KIND such as "suite") with HANDLER
+ * and CTX, and close it; with SECTIONS, sections are checked first. ERR
+ * is where the handler leaves its reason. 0, or -1 after an error naming
+ * the file and line. */
+static int ini_load(FILE *f, const char *kind, const char *path, int sections,
+		    ini_handler handler, void *ctx, const char *err)
+{
+	int line;
+	if (check_lines(f, kind, path) || (sections && check_sections(f, path))) {
+		fclose(f);
+		return -1;
+	}
+	line = ini_parse_file(f, handler, ctx);
+	fclose(f);
+	if (line < 0)
+		return error("%s '%s': cannot read file", kind, path);
+	if (line > 0)
+		return error("%s '%s' line %d: %s", kind, path, line,
+			     err[0] ? err : "expected '[section]' or 'key = value'");
+	return 0;
+}
+
 int suite_load(const char *name, int vcpus, struct suite *s)
 {
 	struct suite_ctx c;
 	FILE *f;
-	int line;
 
 	memset(s, 0, sizeof(*s));
 	memset(&c, 0, sizeof(c));
@@ -301,21 +322,8 @@ int suite_load(const char *name, int vcpus, struct suite *s)
 		free(names);
 		return -1;
 	}
-	if (check_lines(f, "suite", s->path) || check_sections(f, s->path)) {
-		fclose(f);
+	if (ini_load(f, "suite", s->path, 1, suite_handler, &c, c.err))
 		goto fail;
-	}
-	line = ini_parse_file(f, suite_handler, &c);
-	fclose(f);
-	if (line < 0) {
-		error("suite '%s': cannot read file", s->path);
-		goto fail;
-	}
-	if (line > 0) {
-		error("suite '%s' line %d: %s", s->path, line,
-		      c.err[0] ? c.err : "expected '[section]' or 'key = value'");
-		goto fail;
-	}
 	if (!c.seen_suite) {
 		error("suite '%s': missing [suite] section", s->path);
 		goto fail;
@@ -427,7 +435,6 @@ int variant_load(const char *name, struct variant *v)
 {
 	struct variant_ctx c;
 	FILE *f;
-	int line;
 	memset(v, 0, sizeof(*v));
 	memset(&c, 0, sizeof(c));
 	c.v = v;
@@ -441,16 +448,8 @@ int variant_load(const char *name, struct variant *v)
 		free(names);
 		return -1;
 	}
-	if (check_lines(f, "variant", v->path)) {
-		fclose(f);
+	if (ini_load(f, "variant", v->path, 0, variant_handler, &c, c.err))
 		return -1;
-	}
-	line = ini_parse_file(f, variant_handler, &c);
-	fclose(f);
-	if (line != 0) {
-		return error("variant '%s' line %d: %s", v->path, line,
-			     c.err[0] ? c.err : "expected '[section]' or 'key = value'");
-	}
 	if (!c.seen || !v->name[0])
 		return error("variant '%s': [variant] needs a name", v->path);
 	if (v->source == VSRC_DEBIAN_IMAGE && !v->package[0])
