@@ -646,13 +646,15 @@ static void metrics_table(struct strbuf *sb, const struct comparison *c)
 		}
 		/* the test columns speak of the first non-baseline variant when
 		 * there are two; with more, each cell carries its own verdict */
+		char mde[16];
 		if (x && x->have_test && c->ng == 2) {
 			sb_addf(sb, "<td>%.3g</td>", x->welch.p);
 			if (x->have_mwu)
 				sb_addf(sb, "<td>%.3g</td>", x->mwu.p);
 			else
 				sb_adds(sb, "<td>&#8211;</td>");
-			sb_addf(sb, "<td>%.0f%%</td>", x->mde * 100);
+			cmp_fmt_mde(mde, sizeof(mde), x->mde);
+			sb_addf(sb, "<td>%s</td>", mde);
 		} else if (x && x->have_test) {
 			sb_adds(sb, "<td class=\"small\">");
 			for (size_t g = 0; g < c->ng; g++)
@@ -664,8 +666,10 @@ static void metrics_table(struct strbuf *sb, const struct comparison *c)
 					sb_addf(sb, "%.2g ", m->cell[g].mwu.p);
 			sb_adds(sb, "</td><td class=\"small\">");
 			for (size_t g = 0; g < c->ng; g++)
-				if (g != c->base && m->cell[g].have_test)
-					sb_addf(sb, "%.0f%% ", m->cell[g].mde * 100);
+				if (g != c->base && m->cell[g].have_test) {
+					cmp_fmt_mde(mde, sizeof(mde), m->cell[g].mde);
+					sb_addf(sb, "%s ", mde);
+				}
 			sb_adds(sb, "</td>");
 		} else {
 			sb_adds(sb, "<td class=\"small\" colspan=\"3\">");

@@ -1036,3 +1036,11 @@ void cmp_fmt_num(char *buf, size_t len, double v)
 	else
 		snprintf(buf, len, "%.3f", v);
 }
+
+void cmp_fmt_mde(char *buf, size_t len, double mde)
+{
+	if (isfinite(mde))
+		snprintf(buf, len, "%.0f%%", mde * 100);
+	else
+		snprintf(buf, len, "-");
+}

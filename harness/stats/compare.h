@@ -216,6 +216,9 @@ const struct cmp_metric *cmp_find(const struct comparison *c, const char *worklo
 const struct cmp_latency *cmp_find_latency(const struct comparison *c, const char *label);
 /* A number as people read it: 4 significant digits, no exponent below 1e7. */
 void cmp_fmt_num(char *buf, size_t len, double v);
+/* A smallest detectable effect as "12%", or "-" when it is not defined
+ * (a baseline whose mean is 0, such as a count that stayed 0). */
+void cmp_fmt_mde(char *buf, size_t len, double mde);
 /* A string value of the first input of group G at "obj.key" (NULL if none). */
 const char *cmp_group_str(const struct comparison *c, size_t g, const char *obj, const char *key);
 

@@ -351,7 +351,7 @@ void comparison_print(const struct comparison *c, FILE *f)
 			}
 			if (x->have_test) {
 				snprintf(b, sizeof(b), "%.2g", x->welch.p);
-				snprintf(d, sizeof(d), "%.0f%%", x->mde * 100);
+				cmp_fmt_mde(d, sizeof(d), x->mde);
 			} else {
 				snprintf(b, sizeof(b), "-");
 				snprintf(d, sizeof(d), "-");

@@ -71,17 +71,18 @@ static void interval(char *buf, size_t len, const struct cmp_cell *x)
 static char *case_message(const struct cmp_metric *m, const struct cmp_cell *b,
 			  const struct cmp_cell *x, const char *what)
 {
-	char vb[64], vx[64], ci[80];
+	char vb[64], vx[64], ci[80], mde[16];
 	regress_value_unit(vb, sizeof(vb), b->center, m->unit);
 	regress_value_unit(vx, sizeof(vx), x->center, m->unit);
 	if (!x->have_test)
 		return xasprintf("%s %s %s: %s -> %s (%s)", m->label, m->name, what, vb, vx,
 				 x->note[0] ? x->note : "no test");
 	interval(ci, sizeof(ci), x);
+	cmp_fmt_mde(mde, sizeof(mde), x->mde);
 	return xasprintf("%s %s %s: %s -> %s (%+.1f%%, %s, Welch p=%.3g; threshold %.0f%%, "
-			 "smallest detectable %.0f%%, CV %.0f%% -> %.0f%%, n %zu -> %zu)",
+			 "smallest detectable %s, CV %.0f%% -> %.0f%%, n %zu -> %zu)",
 			 m->label, m->name, what, vb, vx, x->rel * 100, ci, x->welch.p,
-			 m->min_effect * 100, x->mde * 100, b->d.cv * 100, x->d.cv * 100, b->n, x->n);
+			 m->min_effect * 100, mde, b->d.cv * 100, x->d.cv * 100, b->n, x->n);
 }
 
 void regress_judge(const struct comparison *c, const char *const *only, size_t nonly,

@@ -397,6 +397,20 @@ static void test_small_and_failed(void **state)
 }
 
 /* comparison.json: the envelope, every metric, no NaN or Infinity. */
+/* A smallest detectable effect that is not defined (a baseline whose mean
+ * is 0: a count that stayed 0) reads "-", not "nan%". */
+static void test_fmt_mde(void **state)
+{
+	char b[16];
+	(void)state;
+	cmp_fmt_mde(b, sizeof(b), 0.123);
+	assert_string_equal(b, "12%");
+	cmp_fmt_mde(b, sizeof(b), NAN);
+	assert_string_equal(b, "-");
+	cmp_fmt_mde(b, sizeof(b), INFINITY);
+	assert_string_equal(b, "-");
+}
+
 static void test_json(void **state)
 {
 	struct cmp_inputs in = { NULL, 0 };
@@ -530,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_histograms),
 		cmocka_unit_test(test_small_and_failed),
+		cmocka_unit_test(test_fmt_mde),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_report_html),
 	};
