@@ -45,9 +45,9 @@ kbench: $(O)/obj/harness/cli/kbench.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # The guest agent is static: the initramfs carries it without libraries.
-$(O)/kbench-agent: harness/agent/agent.c harness/agent/proto.h
+$(O)/kbench-agent: harness/agent/agent.c harness/agent/proto.h harness/core/machine.c harness/core/machine.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KB_CFLAGS) -static -o $@ $< -ljson-c
+	$(CC) $(CFLAGS) $(KB_CFLAGS) -static -o $@ harness/agent/agent.c harness/core/machine.c -ljson-c -lm
 
 $(O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

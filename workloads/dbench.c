@@ -8,8 +8,6 @@
 
 #define DBENCH_PATH "/usr/bin/dbench"
 #define DBENCH_LOADFILE "/usr/share/dbench/client.txt"
-/* dbench 4.0 needs -D to exist; the agent mounts the scratch disk here. */
-#define DBENCH_DIR "/scratch"
 /* Operation kinds in the table (dbench 4.0 has about 20). */
 #define DB_MAX_OPS 64
 #define DB_MAX_OPNAME 31
@@ -69,8 +67,9 @@ static int dbench_prepare(const void *params, struct image_needs *needs)
 }
 
 /*
- * dbench -t D -c LOADFILE -D /scratch N, run in /scratch on the scratch
- * disk. Deadline: the run (warm-up included) plus the warm-up dbench
+ * dbench -t D -c LOADFILE -D SCRATCH N, run in SCRATCH (the guest's
+ * scratch disk, or the local backend's directory in --scratch DIR; dbench
+ * 4.0 needs -D to exist). Deadline: the run (warm-up included) plus the warm-up dbench
  * announces (duration / 5) again as margin, plus 120 s for start-up and
  * the final cleanup of the client trees on a slow TCG disk.
  */
@@ -84,9 +83,9 @@ static int dbench_command(const void *params, struct guest_cmd *cmd)
 	strvec_push(&cmd->argv, "-c");
 	strvec_push(&cmd->argv, p->loadfile);
 	strvec_push(&cmd->argv, "-D");
-	strvec_push(&cmd->argv, DBENCH_DIR);
+	strvec_push(&cmd->argv, cmd->scratch);
 	strvec_pushf(&cmd->argv, "%d", p->clients);
-	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", DBENCH_DIR);
+	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", cmd->scratch);
 	cmd->needs_scratch = 1;
 	cmd->timeout_s = p->duration + p->duration / 5 + 120;
 	return 0;

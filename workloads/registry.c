@@ -217,6 +217,7 @@ void guest_cmd_init(struct guest_cmd *c)
 	c->bg_argv = (struct strvec)STRVEC_INIT;
 	c->env = (struct strvec)STRVEC_INIT;
 	c->pre_argv = (struct strvec)STRVEC_INIT;
+	snprintf(c->scratch, sizeof(c->scratch), "%s", KB_SCRATCH_MOUNT);
 }
 
 /* Free the vectors of C and make it empty again. */

@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 
 #include "agent/proto.h"
+#include "core/machine.h"
 
 /* The channel to the host: a byte stream, read from in_fd, written to
  * out_fd (one fd for virtio-serial and TCP, two for stdio). */
@@ -300,6 +301,7 @@ static void do_hello(void)
 		free(up);
 	}
 	json_object_object_add(r, "modules_failed", json_object_get(modules_failed));
+	json_object_object_add(r, "machine_facts", machine_facts(""));
 	/* the reference patch's knobs and counters, when the kernel has them */
 	json_object_object_add(r, "lock_stats",
 			       json_object_new_boolean(access(KB_LOCK_STATS, R_OK) == 0));

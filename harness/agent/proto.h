@@ -23,7 +23,9 @@
  * guest -> host  {"op":"hello","proto":1,"kernel":"..","kernel_version":"..",
  *                 "realtime":"1"|null,"cmdline":"..","nproc":N,"mem_kb":N,
  *                 "uptime_s":X,"modules_failed":[..],"lock_stats":B,
- *                 "rtmutex_params":{name:value}|null}
+ *                 "rtmutex_params":{name:value}|null,
+ *                 "machine_facts":{..}}  (optional, still proto 1: the
+ *                 guest's core/machine.h facts; an older agent omits it)
  *                {"op":"result","id":N,"status":N,"signal":N,"timed_out":B,
  *                 "wall_s":X,"user_s":X,"sys_s":X,"stdout":"..","stderr":"..",
  *                 "truncated":B,"bg_runs":N,"error":".."}

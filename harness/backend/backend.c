@@ -10,6 +10,7 @@
 /* One line per backend; a second backend is a file and a line here. */
 static const struct backend_ops *const backends[] = {
 	&qemu_backend,
+	&local_backend,
 	NULL,
 };
 

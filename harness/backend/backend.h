@@ -21,6 +21,16 @@
 #define BK_CAP_HOSTROOT     (1u << 2) /* the host's toolchain, shared read-only */
 #define BK_CAP_CONSOLE_LOG  (1u << 3) /* the kernel console in a host file */
 #define BK_CAP_HARD_RESET   (1u << 4) /* a hung guest can be killed */
+#define BK_CAP_SCRATCH_DIR  (1u << 5) /* the user's --scratch DIR instead of
+				       * a scratch disk */
+#define BK_CAP_RUNNING_KERNEL (1u << 6) /* runs on this machine's running
+					 * kernel: nothing fetched, built or
+					 * booted */
+
+/* What kbench makes (and removes) in a --scratch DIR: the workloads'
+ * scratch directory, and the mark that DIR is kbench's to use. */
+#define BK_SCRATCH_SUBDIR "kbench-scratch"
+#define BK_SCRATCH_MARK ".kbench-scratch"
 
 /* What setup settled for the run. */
 struct backend_info {
@@ -63,6 +73,7 @@ struct backend_ops {
 };
 
 extern const struct backend_ops qemu_backend;
+extern const struct backend_ops local_backend;
 
 /* The backend called NAME (NULL = "qemu"), or NULL. */
 const struct backend_ops *backend_find(const char *name);

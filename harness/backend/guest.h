@@ -29,11 +29,15 @@ struct boot_params {
 	double boot_timeout_s;   /* start to agent hello */
 	int scratch_mb;          /* an empty ext4 disk of this size (serial
 				  * "scratch"), 0 = none (BK_CAP_SCRATCH_DISK) */
+	const char *scratch_dir; /* the user's scratch directory (--scratch),
+				  * or NULL (BK_CAP_SCRATCH_DIR) */
 	const char *build_disk;  /* the kbuild tree disk (raw, never written:
 				  * the guest writes to a copy-on-write layer),
 				  * or NULL (BK_CAP_BUILD_DISK) */
 	int build_disk_keep;     /* keep that layer across boots */
 	int hostroot;            /* share the host's toolchain (BK_CAP_HOSTROOT) */
+	const char *agent;       /* the agent program (a backend that boots
+				  * nothing runs it as a host process) */
 	const void *bparams;     /* the backend's own parameters, NULL = its
 				  * defaults (backend.h) */
 };

@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
 		"              --backend NAME (how the guest runs; default qemu)\n"
+		"              --scratch DIR (local backend: an empty directory for dbench)\n"
 		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
 		"              --boot-retries N (boot again after a failed boot, which stays\n"
 		"              in results.json; default 1, 0 = never)\n"

@@ -16,6 +16,7 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_CMDLINE: o->cmdline = arg; break;
 	case RO_REPORTS: o->reports = arg; break;
 	case RO_BACKEND: o->backend = arg; break;
+	case RO_SCRATCH: o->scratch = arg; break;
 	case RO_RUNID:
 		bad = id_check("--run-id", arg);
 		o->run_id = arg;

@@ -11,18 +11,20 @@
 
 enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
-	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND,
+	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
 	RO_END /* a command's own options start here or above */
 };
 
-/* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend */
+/* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend
+ * --scratch */
 #define RUNOPTS_GUEST                                                      \
 	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
 	{ "memory", required_argument, NULL, RO_MEM },                     \
 	{ "accel", required_argument, NULL, RO_ACCEL },                    \
 	{ "boot-timeout", required_argument, NULL, RO_BOOT_TIMEOUT },      \
 	{ "boot-retries", required_argument, NULL, RO_BOOT_RETRIES },      \
-	{ "backend", required_argument, NULL, RO_BACKEND }
+	{ "backend", required_argument, NULL, RO_BACKEND },                \
+	{ "scratch", required_argument, NULL, RO_SCRATCH }
 
 /* How much and where: --iterations --reports */
 #define RUNOPTS_WHERE                                                      \

@@ -33,6 +33,8 @@ char *suite_names(void);
 enum variant_source {
 	VSRC_DEBIAN_IMAGE, /* a prebuilt Debian linux-image package */
 	VSRC_BUILD,        /* built by kbench from a source tree */
+	VSRC_RUNNING,      /* --kernel running: this machine's kernel (the
+			    * local backend) */
 };
 
 enum variant_base {

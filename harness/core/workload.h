@@ -30,6 +30,9 @@ struct image_needs {
 };
 #define IMAGE_NEEDS_INIT { STRVEC_INIT, STRVEC_INIT, 0, "", "", 0 }
 
+/* Where the guest mounts its scratch disk. */
+#define KB_SCRATCH_MOUNT "/scratch"
+
 /* One command the agent runs for one iteration. */
 struct guest_cmd {
 	struct strvec argv;     /* main command; argv[0] absolute guest path */
@@ -38,6 +41,9 @@ struct guest_cmd {
 	char cwd[OPT_STR_MAX];  /* working directory in the guest, "" = / */
 	int timeout_s;          /* deadline for the main command */
 	int needs_scratch;      /* cwd is on the scratch disk */
+	/* where the scratch space is: set before command() is called (the
+	 * guest's scratch mount, or a directory kbench made in --scratch DIR) */
+	char scratch[OPT_STR_MAX];
 	/* kbuild: run the main command (and the background load if
 	 * bg_in_root) chrooted into the host's toolchain (KB_HOSTROOT) with
 	 * ENV as its whole environment */

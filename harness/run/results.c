@@ -459,7 +459,7 @@ static json_object *variant_json(const struct results_head *h)
 	json_object_object_add(jv, "name", json_object_new_string(v->name));
 	json_object_object_add(jv, "description", jstr_or_null(v->description));
 	json_object_object_add(jv, "source", json_object_new_string(
-		v->source == VSRC_BUILD ? "build" : "debian-image"));
+		v->source == VSRC_BUILD ? "build" : v->source == VSRC_RUNNING ? "running" : "debian-image"));
 	json_object_object_add(jv, "test_only", json_object_new_boolean(v->test_only));
 	json_object_object_add(jv, "package", json_object_new_string(k->package));
 	json_object_object_add(jv, "package_version", json_object_new_string(k->version));

@@ -4,10 +4,12 @@
 #include "run/run.h"
 #include "backend/backend.h"
 #include "core/ids.h"
+#include "core/machine.h"
 #include "backend/hostroot.h"
 #include "backend/image.h"
 #include "kernel/kernel.h"
 #include "run/results.h"
+#include "run/running.h"
 #include "agent/proto.h"
 #include "run/testhook.h"
 #include "run/trouble.h"
@@ -66,6 +68,7 @@ json_object *host_info(void)
 			       json_object_new_int64((int64_t)si.totalram * si.mem_unit >> 20));
 	json_object_object_add(h, "kernel", json_object_new_string(u.release));
 	json_object_object_add(h, "qemu", json_object_new_string(qv));
+	json_object_object_add(h, "machine", machine_facts(""));
 	return h;
 }
 
@@ -378,10 +381,11 @@ out:
 	metric_set_release(&ms);
 }
 
-/* Run one workload in a booted guest; fills WJ. Returns 0 if the guest is
- * still usable afterwards, -1 if it is gone or hung. */
+/* Run one workload in a booted guest, its scratch space in SCRATCH (NULL:
+ * the guest's scratch mount); fills WJ. Returns 0 if the guest is still
+ * usable afterwards, -1 if it is gone or hung. */
 static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
-			const char *rawdir, const char *relraw, json_object *wj)
+			const char *scratch, const char *rawdir, const char *relraw, json_object *wj)
 {
 	int lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
 	struct wl_output o = { "", "", 0 };
@@ -393,6 +397,8 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	guest_cmd_init(&cmd);
 	json_object_object_add(wj, "label", json_object_new_string(e->label));
 	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
+	if (scratch)
+		snprintf(cmd.scratch, sizeof(cmd.scratch), "%s", scratch);
 	if (e->ops->command(e->params, &cmd)) {
 		wj_fail(wj, "failed", "cannot build the command");
 		goto out;
@@ -447,7 +453,7 @@ static int mount_scratch(struct guest *g, char *err, size_t errlen)
 	int ret = -1;
 	json_object_object_add(req, "op", json_object_new_string("mount"));
 	json_object_object_add(req, "serial", json_object_new_string("scratch"));
-	json_object_object_add(req, "dir", json_object_new_string("/scratch"));
+	json_object_object_add(req, "dir", json_object_new_string(KB_SCRATCH_MOUNT));
 	json_object_object_add(req, "fstype", json_object_new_string("ext4"));
 	if (guest_call(g, req, 60, &resp)) {
 		snprintf(err, errlen, "mounting the scratch disk: %s", g->err);
@@ -542,13 +548,16 @@ static enum iter_outcome iteration_workloads(struct iter *it, struct guest *g, d
 {
 	json_object *wl = json_object_object_get(it->ij, "workloads");
 	enum iter_outcome out = IT_OK;
-	char err[600];
+	char err[600], scratch[KB_PATH_MAX];
+	if (it->bp->scratch_dir)
+		snprintf(scratch, sizeof(scratch), "%s/%s", it->bp->scratch_dir, BK_SCRATCH_SUBDIR);
 	for (size_t i = 0; i < it->s->n && !kb_interrupted; i++) {
 		const struct suite_entry *e = &it->s->w[i];
 		json_object *wj = json_object_new_object(), *st;
 		int r;
 		json_object_array_add(wl, wj);
-		r = run_workload(g, e, it->tscale, it->rawdir, it->relraw, wj);
+		r = run_workload(g, e, it->tscale, it->bp->scratch_dir ? scratch : NULL, it->rawdir,
+				 it->relraw, wj);
 		st = json_object_object_get(wj, "status");
 		if (!st || strcmp(json_object_get_string(st), "ok")) {
 			out = IT_WORKLOAD_FAILED;
@@ -651,7 +660,8 @@ static int iteration_trouble(struct iter *it, int failed)
 	const char *ex, *prev;
 	snprintf(path, sizeof(path), "%s", it->console);
 	t = trouble_scan_file(path);
-	if (!t) {
+	/* not the running kernel's log: it holds what happened before the run */
+	if (!t && !(it->bk->caps & BK_CAP_RUNNING_KERNEL)) {
 		snprintf(path, sizeof(path), "%s/dmesg.txt", it->rawdir);
 		t = trouble_scan_file(path);
 	}
@@ -712,8 +722,9 @@ static int check_tool(const struct host_tool *t)
 		     t->package);
 }
 
-/* The harness's tools and those of the workloads of suite S. */
-int check_tools(const struct suite *s)
+/* The harness's tools (HARNESS: those that build and boot images) and
+ * those of the workloads of suite S. */
+static int check_tools_of(const struct suite *s, int harness)
 {
 	const struct workload_ops **ws = xcalloc(s->n + 1, sizeof(*ws));
 	const struct host_tool **wt;
@@ -722,13 +733,18 @@ int check_tools(const struct suite *s)
 	for (size_t i = 0; i < s->n; i++)
 		ws[i] = s->w[i].ops;
 	wt = workload_tools(ws);
-	for (const struct host_tool *t = run_host_tools; t->name; t++)
+	for (const struct host_tool *t = run_host_tools; harness && t->name; t++)
 		bad |= check_tool(t);
 	for (size_t i = 0; wt[i]; i++)
 		bad |= check_tool(wt[i]);
 	free(wt);
 	free(ws);
 	return bad;
+}
+
+int check_tools(const struct suite *s)
+{
+	return check_tools_of(s, 1);
 }
 
 /* Room to work: the cache holds scratch disks, copy-on-write layers and
@@ -896,6 +912,9 @@ static int bench_options(struct bench *b)
 		return -1;
 	if (!(b->bk = backend_lookup(b->o->backend)))
 		return -1;
+	if (b->o->scratch && !(b->bk->caps & BK_CAP_SCRATCH_DIR))
+		return error("--scratch: backend '%s' has its own scratch disk; --scratch DIR is for "
+			     "a backend that runs on this machine (--backend local)", b->bk->name);
 	b->bkparams = backend_params_new(b->bk);
 	/* --accel is the qemu backend's accel option */
 	if (b->o->accel != ACCEL_AUTO &&
@@ -962,15 +981,34 @@ static int bench_rundir(struct bench *b)
 static int bench_boot_params(struct bench *b)
 {
 	struct boot_params *bp = &b->bp;
+	int scratch = 0, in_root = 0;
 	memset(bp, 0, sizeof(*bp));
 	bp->kernel = b->k.vmlinuz;
 	bp->initrd = b->initrd;
+	bp->agent = agent_path();
 	for (size_t i = 0; i < b->s.n; i++) {
 		struct guest_cmd c;
 		guest_cmd_init(&c);
-		if (b->s.w[i].ops->command(b->s.w[i].params, &c) == 0 && c.needs_scratch)
-			bp->scratch_mb = SCRATCH_MB;
+		if (b->s.w[i].ops->command(b->s.w[i].params, &c) == 0) {
+			scratch |= c.needs_scratch;
+			in_root |= c.in_root || c.bg_in_root;
+		}
 		guest_cmd_release(&c);
+	}
+	/* a chroot into the host's toolchain share (the local backend
+	 * prepares no workload, so its needs do not say) */
+	if (in_root && !(b->bk->caps & BK_CAP_HOSTROOT))
+		return error("suite '%s' needs a host toolchain share, which backend '%s' cannot give",
+			     b->s.name, b->bk->name);
+	if (scratch && !(b->bk->caps & BK_CAP_SCRATCH_DISK) && (b->bk->caps & BK_CAP_SCRATCH_DIR)) {
+		if (!b->o->scratch)
+			return error("suite '%s' has a workload that needs scratch space (dbench): give "
+				     "--scratch DIR, an existing empty directory kbench may use (backend "
+				     "'%s' has no scratch disk and never picks one itself)", b->s.name,
+				     b->bk->name);
+		bp->scratch_dir = b->o->scratch;
+	} else if (scratch) {
+		bp->scratch_mb = SCRATCH_MB;
 	}
 	if (b->needs.disk[0])
 		bp->build_disk = b->needs.disk;
@@ -1014,23 +1052,28 @@ static int bench_prepare(struct bench *b)
 {
 	const struct run_opts *o = b->o;
 	const char *agent = agent_path();
-	if (variant_load(o->kernel, &b->v) || suite_load(o->suite, b->vcpus, &b->s))
+	/* the local backend: the running kernel, nothing fetched, built or booted */
+	int local = (b->bk->caps & BK_CAP_RUNNING_KERNEL) != 0;
+	if ((local ? running_variant(o->kernel, o->cmdline, &b->v, &b->k) :
+		     variant_load(o->kernel, &b->v)) ||
+	    suite_load(o->suite, b->vcpus, &b->s))
 		return -1;
 	if (!is_executable(agent))
 		return error("guest agent '%s' is missing: run make", agent);
-	if (check_tools(&b->s) || check_space(b->runs))
+	if (check_tools_of(&b->s, !local) || check_space(b->runs))
 		return -1;
 	b->iterations = o->iterations > 0 ? o->iterations : b->s.iterations;
-	if (kernel_get(&b->v, 0, &b->k) || kernel_image_check(b->k.vmlinuz))
+	if (!local && (kernel_get(&b->v, 0, &b->k) || kernel_image_check(b->k.vmlinuz)))
 		return -1;
 	/* after the kernel: a kbuild disk's tree comes from the same source cache */
-	for (size_t i = 0; i < b->s.n; i++)
+	for (size_t i = 0; !local && i < b->s.n; i++)
 		if (b->s.w[i].ops->prepare(b->s.w[i].params, &b->needs))
 			return -1;
 	if (!b->old)
 		snprintf(b->cmdline, sizeof(b->cmdline), "%s%s%s", b->v.cmdline, o->cmdline ? " " : "",
 			 o->cmdline ? o->cmdline : "");
-	if (bench_boot_params(b) || image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd)))
+	if (bench_boot_params(b) ||
+	    (!local && image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd))))
 		return -1;
 	if (bench_rundir(b))
 		return -1;

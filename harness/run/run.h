@@ -27,6 +27,8 @@ struct run_opts {
 	const char *resume;     /* run id or directory to finish (missing and
 				 * interrupted iterations only) */
 	const char *backend;    /* backend name (--backend); NULL = "qemu" */
+	const char *scratch;    /* --scratch DIR: the local backend's scratch
+				 * directory (a backend with BK_CAP_SCRATCH_DIR) */
 };
 
 /* A boot that fails before the agent answers (a panic, an oops, a hang)

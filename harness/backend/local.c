@@ -1,0 +1,217 @@
+/* local.c - the local backend: no boot, this machine's running kernel.
+ * The agent runs as an ordinary process (its stdio transport, joined to
+ * guest.c by a socket pair) in its own process group, with the host's
+ * installed tools; dbench works in a directory kbench makes in the
+ * user's --scratch DIR. This is the rteval use: "I booted my RT kernel;
+ * measure it". */
+#include "backend/backend.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The agent process. */
+struct local_guest {
+	pid_t pid;
+	int status;
+};
+
+static int local_version(char *out, size_t len)
+{
+	struct utsname u;
+	uname(&u);
+	snprintf(out, len, "%s %s %s", u.sysname, u.release, u.version);
+	return 0;
+}
+
+/* Is DIR's entry NAME one kbench may find there? */
+static int scratch_entry_ours(const char *name)
+{
+	return !strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, BK_SCRATCH_MARK) ||
+	       !strcmp(name, BK_SCRATCH_SUBDIR);
+}
+
+/* DIR must be an existing directory that is empty or kbench's (its mark
+ * and its scratch directory only): nothing of the user's is ever in the
+ * way of dbench, nor removed. The mark is left there. */
+static int scratch_dir_check(const char *dir)
+{
+	char mark[4096];
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int marked, bad = 0;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return error("--scratch '%s': %s", dir,
+			     errno == ENOENT || !S_ISDIR(st.st_mode) ? "not an existing directory" :
+			     strerror(errno));
+	if (access(dir, W_OK))
+		return error("--scratch '%s' is not writable: %s", dir, strerror(errno));
+	snprintf(mark, sizeof(mark), "%s/%s", dir, BK_SCRATCH_MARK);
+	marked = path_exists(mark);
+	if (!(d = opendir(dir)))
+		return error("--scratch '%s': %s", dir, strerror(errno));
+	while (!bad && (e = readdir(d)))
+		if (!scratch_entry_ours(e->d_name) || (!marked && !strcmp(e->d_name, BK_SCRATCH_SUBDIR)))
+			bad = error("--scratch '%s' holds '%s', which kbench did not make: name an "
+				    "empty directory (kbench never writes among, nor deletes, "
+				    "files of yours)", dir, e->d_name);
+	closedir(d);
+	if (bad)
+		return -1;
+	if (!marked && write_file_atomic(mark, "kbench scratch directory\n", 25))
+		return error("--scratch '%s': cannot write its mark %s", dir, mark);
+	return 0;
+}
+
+static int local_check_tools(const struct boot_params *p)
+{
+	return p->scratch_dir ? scratch_dir_check(p->scratch_dir) : 0;
+}
+
+static int local_setup(void *params, const struct boot_params *probe, struct backend_info *info)
+{
+	(void)params;
+	(void)probe;
+	snprintf(info->accel, sizeof(info->accel), "none");
+	info->time_scale = 1.0;
+	info->boot_timeout_s = 30;
+	return 0;
+}
+
+/* The workloads' directory in --scratch DIR, fresh for each iteration
+ * (what a lost iteration left there is kbench's own). */
+static int local_prepare(const struct boot_params *p, char *err, size_t errlen)
+{
+	char sub[4096];
+	if (!p->scratch_dir)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s/%s", p->scratch_dir, BK_SCRATCH_SUBDIR);
+	if ((path_exists(sub) && rm_rf(sub)) || mkdir(sub, 0755)) {
+		snprintf(err, errlen, "cannot make the scratch directory '%s': %s", sub,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void local_cleanup(const struct boot_params *p)
+{
+	char sub[4096];
+	if (!p->scratch_dir)
+		return;
+	snprintf(sub, sizeof(sub), "%s/%s", p->scratch_dir, BK_SCRATCH_SUBDIR);
+	if (rm_rf(sub))
+		warning("cannot remove the scratch directory '%s'", sub);
+}
+
+/* In the child: its own process group (a kill takes the workloads too),
+ * killed with kbench, the socket as stdin and stdout, stderr to the
+ * console log. */
+static void local_exec(int fd, const struct boot_params *p)
+{
+	int log = p->console_log ? open(p->console_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+					 0644) : -1;
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || (log >= 0 && dup2(log, 2) < 0))
+		_exit(127);
+	execl(p->agent, p->agent, "--transport=stdio", (char *)NULL);
+	fprintf(stderr, "kbench: cannot run the agent '%s': %s\n", p->agent, strerror(errno));
+	_exit(127);
+}
+
+static int local_start(struct guest *g, const struct boot_params *p)
+{
+	struct local_guest *q = xcalloc(1, sizeof(*q));
+	int sv[2];
+	g->priv = q;
+	q->pid = -1;
+	if (!p->agent) {
+		snprintf(g->err, sizeof(g->err), "no agent program to run");
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		snprintf(g->err, sizeof(g->err), "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	q->pid = fork();
+	if (q->pid == 0)
+		local_exec(sv[1], p);
+	close(sv[1]);
+	if (q->pid < 0) {
+		snprintf(g->err, sizeof(g->err), "fork: %s", strerror(errno));
+		close(sv[0]);
+		return -1;
+	}
+	setpgid(q->pid, q->pid);
+	g->fd = sv[0];
+	return 0;
+}
+
+static int local_alive(struct guest *g)
+{
+	struct local_guest *q = g->priv;
+	if (q && q->pid > 0 && waitpid(q->pid, &q->status, WNOHANG) == q->pid)
+		q->pid = 0;
+	if (q && q->pid > 0)
+		return 1;
+	snprintf(g->err, sizeof(g->err), "the agent process ended (status %d)",
+		 q ? q->status : -1);
+	return 0;
+}
+
+/* Up to TIMEOUT_S for the agent to end; then its whole process group is
+ * killed (SIGTERM, SIGKILL after 2 s). */
+static int local_stop(struct guest *g, double timeout_s)
+{
+	struct local_guest *q = g->priv;
+	double end = now_mono() + timeout_s;
+	pid_t pg;
+	while (now_mono() < end && local_alive(g))
+		usleep(10000);
+	if (!q || q->pid <= 0)
+		return 0;
+	pg = q->pid;
+	kill(-pg, SIGTERM);
+	for (end = now_mono() + 2; now_mono() < end && local_alive(g);)
+		usleep(10000);
+	if (q->pid > 0) {
+		kill(-pg, SIGKILL);
+		waitpid(q->pid, &q->status, 0);
+		q->pid = 0;
+	}
+	return -1;
+}
+
+static void local_release(struct guest *g)
+{
+	free(g->priv);
+}
+
+const struct backend_ops local_backend = {
+	.name = "local",
+	.description = "this machine's running kernel, no boot: the agent as a host process "
+		       "(needs --scratch DIR for dbench)",
+	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_RUNNING_KERNEL,
+	.side_log = "",
+	.version = local_version,
+	.check_tools = local_check_tools,
+	.setup = local_setup,
+	.prepare = local_prepare,
+	.cleanup = local_cleanup,
+	.start = local_start,
+	.alive = local_alive,
+	.stop = local_stop,
+	.release = local_release,
+};
