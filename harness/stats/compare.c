@@ -42,6 +42,7 @@
 #include "run/results.h"
 #include "core/histogram.h"
 #include "core/workload.h"
+#include "core/machine.h"
 
 #include <gsl/gsl_sort.h>
 #include <dirent.h>
@@ -374,7 +375,7 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 	};
 	json_object *first = in->v[0].doc;
 	int bad = 0;
-	char why[1024];
+	char why[1024], mwhy[512];
 
 	for (size_t i = 1; i < in->n; i++) {
 		json_object *d = in->v[i].doc;
@@ -383,6 +384,10 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 			refused = differs(d, first, hard[k][0], hard[k][1], why, sizeof(why));
 		if (!refused)
 			refused = suite_differs(d, first, why, sizeof(why));
+		if (!refused && (refused = machine_differs(jget(jget(d, "host"), "machine"),
+							   jget(jget(first, "host"), "machine"),
+							   mwhy, sizeof(mwhy))))
+			snprintf(why, sizeof(why), "machine: %s", mwhy);
 		if (refused) {
 			if (force) {
 				warnf(c, "mixed inputs (--force): '%s': %s of '%s'", in->v[i].path, why,

@@ -178,6 +178,53 @@ static void test_directions(void **state)
 	gsl_rng_free(r);
 }
 
+/* Two machines' facts (host.machine): other cores refused, or with
+ * force flagged; a file without facts (older results) is not refused. */
+static json_object *with_machine(json_object *d, int cores)
+{
+	json_object *m = json_object_new_object();
+	json_object_object_add(m, "cpu_model", json_object_new_string("Synthetic CPU"));
+	json_object_object_add(m, "sockets", json_object_new_int(1));
+	json_object_object_add(m, "cores", json_object_new_int(cores));
+	json_object_object_add(m, "threads", json_object_new_int(cores));
+	json_object_object_add(m, "mem_kb", json_object_new_int64(16LL << 20));
+	json_object_object_add(json_object_object_get(d, "host"), "machine", m);
+	return d;
+}
+
+static void test_mixed_machines(void **state)
+{
+	static const int cores[][2] = { { 2, 2 }, { 2, 4 }, { 2, 0 } }; /* 0: no facts */
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	(void)state;
+	gsl_rng_set(r, 4);
+	for (size_t k = 0; k < 3; k++) {
+		struct cmp_inputs in = { NULL, 0 };
+		struct cmp_opts o;
+		struct comparison c;
+		struct synth_opts sa = { .variant = "a", .iterations = 3 };
+		struct synth_opts sb = { .variant = "b", .iterations = 3 };
+		json_object *b = synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r);
+		int found = 0;
+		cmp_opts_init(&o);
+		add_doc(&in, with_machine(synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), cores[k][0]),
+			"a.json", NULL);
+		add_doc(&in, cores[k][1] ? with_machine(b, cores[k][1]) : b, "b.json", NULL);
+		assert_int_equal(comparison_build(&c, &in, &o), k == 1 ? -1 : 0);
+		comparison_release(&c);
+		o.force = 1;
+		assert_int_equal(comparison_build(&c, &in, &o), 0);
+		for (size_t i = 0; i < c.warnings.n; i++)
+			found |= strstr(c.warnings.v[i], "mixed inputs") &&
+				 strstr(c.warnings.v[i], "machine: 4 vs 2 cores") != NULL;
+		assert_int_equal(found, k == 1);
+		comparison_release(&c);
+		cmp_inputs_release(&in);
+		cmp_opts_release(&o);
+	}
+	gsl_rng_free(r);
+}
+
 /* Runs that do not belong together are refused, or with force flagged. */
 static void test_mixed_inputs(void **state)
 {
@@ -541,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_shift),
 		cmocka_unit_test(test_directions),
 		cmocka_unit_test(test_mixed_inputs),
+		cmocka_unit_test(test_mixed_machines),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_histograms),
 		cmocka_unit_test(test_small_and_failed),
