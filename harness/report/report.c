@@ -14,6 +14,7 @@
 #include "report/report.h"
 #include "core/jsonutil.h"
 #include "report/svg.h"
+#include "core/machine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -892,12 +893,22 @@ static void environment(struct strbuf *sb, const struct comparison *c)
 		{ "realtime", "/sys/kernel/realtime" }, { "config_hash", "config sha256" },
 		{ "extra_cmdline", "extra command line" }, { "rtmutex_params", "rtmutex parameters" },
 	};
-	json_object *first = c->in->v[0].doc;
+	static const char *const mkeys[][2] = {
+		{ "sockets", "sockets" }, { "threads", "threads" }, { "smt", "SMT" },
+		{ "numa_nodes", "NUMA nodes" }, { "governor", "CPU frequency governor" },
+		{ "boost", "boost" }, { "isolated", "isolated CPUs" }, { "nohz_full", "nohz_full CPUs" },
+		{ "cmdline", "kernel command line" }, { "dmi_vendor", "vendor" },
+		{ "dmi_product", "product" },
+	};
+	json_object *first = c->in->v[0].doc, *m = jobj(jobj(first, "host"), "machine");
 	char buf[1024];
 	sb_adds(sb, "<h2 id=\"env\">Environment</h2><div class=\"grid env\"><div class=\"card\">"
 		"<h3 style=\"margin-top:0\">Host</h3><dl class=\"kv wide\">");
 	for (size_t i = 0; i < sizeof(hkeys) / sizeof(hkeys[0]); i++)
 		kv(sb, hkeys[i][1], jtext(jobj(first, "host"), hkeys[i][0], buf, sizeof(buf)));
+	/* the machine's facts, when the runs recorded them */
+	for (size_t i = 0; m && i < sizeof(mkeys) / sizeof(mkeys[0]); i++)
+		kv(sb, mkeys[i][1], jtext(m, mkeys[i][0], buf, sizeof(buf)));
 	kv(sb, "guest vCPUs", jtext(jobj(first, "guest"), "vcpus", buf, sizeof(buf)));
 	kv(sb, "guest memory (MiB)", jtext(jobj(first, "guest"), "mem_mb", buf, sizeof(buf)));
 	kv(sb, "kbench", jtext(jobj(first, "kbench"), "version", buf, sizeof(buf)));
@@ -1015,7 +1026,7 @@ static void method(struct strbuf *sb, const struct comparison *c)
 
 void report_html(const struct comparison *c, struct strbuf *sb)
 {
-	char created[32];
+	char created[32], mline[512];
 	snprintf(created, sizeof(created), "%.16s UTC", c->created);
 	if (created[10] == 'T')
 		created[10] = ' ';
@@ -1045,6 +1056,12 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	sb_adds(sb, "</b> &#183; accelerator <b>");
 	esc(sb, c->accel);
 	sb_addf(sb, "</b> &#183; %s</p>", created);
+	machine_line(jobj(jobj(c->in->v[0].doc, "host"), "machine"), mline, sizeof(mline));
+	if (*mline) {
+		sb_adds(sb, "<p class=\"sub\">machine <b>");
+		esc(sb, mline);
+		sb_adds(sb, "</b></p>");
+	}
 	chips(sb, c);
 	sb_adds(sb, "<nav class=\"small\"><a href=\"#seed\">seed table</a><a href=\"#metrics\">every "
 		"metric</a><a href=\"#charts\">charts</a>");

@@ -43,6 +43,22 @@ PY
 [ -e "$tmp/scratch/kbench-scratch" ] && bad "the scratch directory was left behind"
 [ -f "$tmp/scratch/.kbench-scratch" ] && ok "scratch mark kept" || bad "no scratch mark"
 
+# the report shows the machine; another machine's run is refused unless --force
+expect_exit 0 "$KB" compare "$res" --out "$tmp/cmp"
+grep -q '<p class="sub">machine <b>' "$tmp/cmp/report.html" && ok "report shows the machine" ||
+	bad "report.html has no machine line"
+mkdir -p "$tmp/other/runs/local2"
+python3 - "$res" "$tmp/other/runs/local2/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["run_id"] = "local2"
+d["host"]["machine"]["cores"] += 2
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 2 "$KB" compare "$res" "$tmp/other/runs/local2/results.json" --out "$tmp/cmp2"
+expect_out "machine: .* cores"
+expect_exit 0 "$KB" compare "$res" "$tmp/other/runs/local2/results.json" --out "$tmp/cmp2" --force
+
 # a named variant that is not the running kernel (or not cached): exit 2
 expect_exit 2 "$KB" run --backend local --kernel rt-stock --suite "$tmp/smoke-local.ini" \
 	--scratch "$tmp/scratch" --reports "$tmp/r"
