@@ -3,6 +3,7 @@
 #   make            build kbench and the guest agent
 #   make deps       install missing Debian packages (nothing if all present)
 #   make bench      KERNEL=rt-stock SUITE=quick [ITERATIONS=N] [BACKEND=qemu]
+#                   [SCRATCH=DIR] (BACKEND=local: dbench's --scratch DIR)
 #   make test       unit tests (plain + ASan/UBSan) and integration tests
 #   make overhead   boot time and harness overhead, smoke suite, 3 runs
 #   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
@@ -19,6 +20,10 @@ KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Iharness -I. -Wall -Wextra -Werror -Wno-form
 LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lsqlite3 -lm
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# the local backend measures the running kernel unless told a variant
+ifeq ($(BACKEND),local)
+KERNEL     ?= running
+endif
 KERNEL     ?= rt-stock
 SUITE      ?= quick
 ITERATIONS ?=
@@ -72,7 +77,7 @@ deps:
 	@sh harness/deps.sh
 
 bench: deps all
-	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(if $(BACKEND),--backend '$(BACKEND)') $(KB_ARGS)
+	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(if $(BACKEND),--backend '$(BACKEND)') $(if $(SCRATCH),--scratch '$(SCRATCH)') $(KB_ARGS)
 
 overhead: deps all
 	./kbench overhead --kernel '$(KERNEL)' --suite smoke --runs 3
