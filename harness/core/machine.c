@@ -152,7 +152,12 @@ json_object *machine_facts(const char *root)
 			       mf_str(root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"));
 	json_object_object_add(m, "boost", mf_boost(root));
 	json_object_object_add(m, "isolated", mf_str(root, "/sys/devices/system/cpu/isolated"));
-	json_object_object_add(m, "nohz_full", mf_str(root, "/sys/devices/system/cpu/nohz_full"));
+	/* "(null)": a kernel with nohz_full support but no nohz_full= */
+	if (mf_read(root, "/sys/devices/system/cpu/nohz_full", buf, sizeof(buf)))
+		json_object_object_add(m, "nohz_full",
+				       json_object_new_string(strcmp(buf, "(null)") ? buf : ""));
+	else
+		json_object_object_add(m, "nohz_full", NULL);
 	json_object_object_add(m, "cmdline", mf_str(root, "/proc/cmdline"));
 	json_object_object_add(m, "dmi_vendor", mf_str(root, "/sys/class/dmi/id/sys_vendor"));
 	json_object_object_add(m, "dmi_product", mf_str(root, "/sys/class/dmi/id/product_name"));

@@ -40,16 +40,21 @@ static int host_cores(void)
 	return n > 0 ? (int)n : 1;
 }
 
+static int host_mem_mb(void)
+{
+	struct sysinfo si;
+	sysinfo(&si);
+	return (int)((int64_t)si.totalram * si.mem_unit >> 20);
+}
+
 json_object *host_info(void)
 {
 	json_object *h = json_object_new_object();
 	struct utsname u;
-	struct sysinfo si;
 	struct strbuf cpu = STRBUF_INIT;
 	char model[256] = "unknown", qv[256];
 
 	uname(&u);
-	sysinfo(&si);
 	if (read_file("/proc/cpuinfo", &cpu, 4u << 20) == 0 && cpu.buf) {
 		char *m = strstr(cpu.buf, "model name");
 		if (m && (m = strchr(m, ':'))) {
@@ -64,8 +69,7 @@ json_object *host_info(void)
 	json_object_object_add(h, "hostname", json_object_new_string(u.nodename));
 	json_object_object_add(h, "cpu_model", json_object_new_string(model));
 	json_object_object_add(h, "cores", json_object_new_int(host_cores()));
-	json_object_object_add(h, "mem_mb",
-			       json_object_new_int64((int64_t)si.totalram * si.mem_unit >> 20));
+	json_object_object_add(h, "mem_mb", json_object_new_int(host_mem_mb()));
 	json_object_object_add(h, "kernel", json_object_new_string(u.release));
 	json_object_object_add(h, "qemu", json_object_new_string(qv));
 	json_object_object_add(h, "machine", machine_facts(""));
@@ -915,6 +919,13 @@ static int bench_options(struct bench *b)
 	if (b->o->scratch && !(b->bk->caps & BK_CAP_SCRATCH_DIR))
 		return error("--scratch: backend '%s' has its own scratch disk; --scratch DIR is for "
 			     "a backend that runs on this machine (--backend local)", b->bk->name);
+	/* no guest: the workloads have the whole machine */
+	if (b->bk->caps & BK_CAP_RUNNING_KERNEL) {
+		if (o->vcpus > 0 || o->mem_mb > 0)
+			return error("--vcpus and --memory size a guest; backend '%s' runs on the whole "
+				     "machine", b->bk->name);
+		b->mem = host_mem_mb();
+	}
 	b->bkparams = backend_params_new(b->bk);
 	/* --accel is the qemu backend's accel option */
 	if (b->o->accel != ACCEL_AUTO &&

@@ -35,6 +35,7 @@ assert v["name"] == "running" and v["source"] == "running", v
 assert v["kernel_release"] == sys.argv[2], v["kernel_release"]
 it = d["iterations"][0]
 assert it["status"] == "ok", it
+assert d["guest"]["mem_mb"] == h["mem_mb"], (d["guest"], h["mem_mb"])  # the whole machine
 assert it["guest"]["machine_facts"]["threads"] == m["threads"]
 print("machine facts ok:", m["cpu_model"], m["threads"], "threads")
 PY
@@ -82,5 +83,9 @@ expect_out "not an existing directory"
 expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/smoke-local.ini" \
 	--scratch "$tmp/scratch" --reports "$tmp/r"
 expect_out "is for a backend that runs on this machine"
+# no guest to size
+expect_exit 2 "$KB" run --backend local --kernel running --suite "$tmp/smoke-local.ini" \
+	--scratch "$tmp/scratch" --vcpus 1 --reports "$tmp/r"
+expect_out "runs on the whole machine"
 echo "local backend smoke suite: $(( $(date +%s) - start )) s"
 finish

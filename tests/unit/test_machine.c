@@ -82,10 +82,12 @@ static void test_facts_tuned(void **state)
 	assert_non_null(mkdtemp(strcpy(root, "/tmp/kbench-machine-XXXXXX")));
 	put(root, "/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
 	put(root, "/sys/devices/system/node/online", "0-x\n");
+	put(root, "/sys/devices/system/cpu/nohz_full", "(null)\n");
 	m = machine_facts(root);
 	assert_true(json_object_get_boolean(json_object_object_get(m, "boost")));
 	assert_null(json_object_object_get(m, "numa_nodes"));
 	assert_null(json_object_object_get(m, "cpu_model"));
+	assert_string_equal(str(m, "nohz_full"), ""); /* what a QEMU guest's kernel says */
 	json_object_put(m);
 	rm_rf(root);
 }
