@@ -74,6 +74,9 @@ struct backend_ops {
 
 extern const struct backend_ops qemu_backend;
 extern const struct backend_ops local_backend;
+/* One /dev/kmsg record (LEN bytes) as a console line ("[   12.345678]
+ * text") appended to OUT; -1 if it is not a record. (local.c) */
+int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);
 
 /* The backend called NAME (NULL = "qemu"), or NULL. */
 const struct backend_ops *backend_find(const char *name);

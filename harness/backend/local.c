@@ -20,11 +20,53 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The agent process. */
+/* The agent process, and the kernel log since it started. */
 struct local_guest {
 	pid_t pid;
 	int status;
+	int kmsg;        /* /dev/kmsg from the start on, or -1 (not root) */
+	char *console;   /* where its records go, for the trouble scan */
 };
+
+int local_kmsg_line(const char *rec, size_t len, struct strbuf *out)
+{
+	unsigned long long ts;
+	const char *text = memchr(rec, ';', len), *end;
+	int n = 0;
+	/* "PRIO,SEQ,USEC,FLAGS[,...];TEXT\n" and " KEY=VALUE" lines */
+	if (!text || sscanf(rec, "%*u,%*u,%llu%n", &ts, &n) != 1 || !n || rec + n > text)
+		return -1;
+	text++;
+	end = memchr(text, '\n', len - (size_t)(text - rec));
+	if (!end)
+		end = rec + len;
+	sb_addf(out, "[%5llu.%06llu] %.*s\n", ts / 1000000, ts % 1000000, (int)(end - text), text);
+	return 0;
+}
+
+/* Append the kernel's records since the start to the console log. */
+static void kmsg_drain(struct local_guest *q)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char rec[8192];
+	ssize_t n;
+	if (q->kmsg < 0)
+		return;
+	/* one record per read; EPIPE: records overwritten, go on */
+	while ((n = read(q->kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE))
+		if (n > 0)
+			local_kmsg_line(rec, (size_t)n, &sb);
+	if (sb.len && q->console) {
+		int fd = open(q->console, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+			warning("cannot add the kernel log to '%s'", q->console);
+		if (fd >= 0)
+			close(fd);
+	}
+	sb_release(&sb);
+	close(q->kmsg);
+	q->kmsg = -1;
+}
 
 static int local_version(char *out, size_t len)
 {
@@ -137,6 +179,11 @@ static int local_start(struct guest *g, const struct boot_params *p)
 	int sv[2];
 	g->priv = q;
 	q->pid = -1;
+	/* the kernel log from now on: trouble during the run fails it */
+	q->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (q->kmsg >= 0)
+		lseek(q->kmsg, 0, SEEK_END);
+	q->console = p->console_log ? xstrdup(p->console_log) : NULL;
 	if (!p->agent) {
 		snprintf(g->err, sizeof(g->err), "no agent program to run");
 		return -1;
@@ -180,6 +227,8 @@ static int local_stop(struct guest *g, double timeout_s)
 	pid_t pg;
 	while (now_mono() < end && local_alive(g))
 		usleep(10000);
+	if (q)
+		kmsg_drain(q);
 	if (!q || q->pid <= 0)
 		return 0;
 	pg = q->pid;
@@ -196,7 +245,12 @@ static int local_stop(struct guest *g, double timeout_s)
 
 static void local_release(struct guest *g)
 {
-	free(g->priv);
+	struct local_guest *q = g->priv;
+	if (q && q->kmsg >= 0)
+		close(q->kmsg);
+	if (q)
+		free(q->console);
+	free(q);
 }
 
 const struct backend_ops local_backend = {

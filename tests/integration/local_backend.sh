@@ -44,6 +44,24 @@ PY
 [ -e "$tmp/scratch/kbench-scratch" ] && bad "the scratch directory was left behind"
 [ -f "$tmp/scratch/.kbench-scratch" ] && ok "scratch mark kept" || bad "no scratch mark"
 
+# kernel trouble during the run (the kernel log since the agent started,
+# added to the console log) fails the iteration; what was logged before
+# the run does not
+if [ -w /dev/kmsg ]; then
+	echo "kbench-test: WARNING: before the run, not its trouble" >/dev/kmsg
+	printf '[suite]\nname = lt\niterations = 1\n[cyclictest]\nduration = 3\n' >"$tmp/lt.ini"
+	(sleep 1.5; echo "kbench-test: WARNING: injected during the run" >/dev/kmsg) &
+	expect_exit 1 "$KB" run --backend local --kernel running --suite "$tmp/lt.ini" \
+		--reports "$tmp/r" --run-id trouble
+	expect_out "kernel trouble on the console: warning"
+	wait
+	grep -q "injected during the run" "$tmp/r/runs/trouble/console/iter-1.log" &&
+		! grep -q "before the run" "$tmp/r/runs/trouble/console/iter-1.log" &&
+		ok "the run's kernel log only" || bad "console/iter-1.log: not the run's kernel log"
+else
+	echo "note: /dev/kmsg not writable: the kernel trouble check is not shown"
+fi
+
 # the report shows the machine; another machine's run is refused unless --force
 expect_exit 0 "$KB" compare "$res" --out "$tmp/cmp"
 grep -q '<p class="sub">machine <b>' "$tmp/cmp/report.html" && ok "report shows the machine" ||

@@ -358,6 +358,35 @@ static const struct backend_ops proc_backend = {
 	.release = proc_release,
 };
 
+/* /dev/kmsg records (as this machine's kernel writes them, and a
+ * WARNING with its dictionary line) become console lines the trouble
+ * scan reads: the local backend's kernel log of the run. */
+static void test_local_kmsg(void **state)
+{
+	static const char *const recs[] = {
+		"4,2,0,-;[Firmware Bug]: TSC doesn't count with P0 frequency!\n",
+		"4,812,5123456789,-;WARNING: CPU: 1 PID: 42 at kernel/locking/rtmutex.c:1234 "
+		"rt_mutex_slowlock+0x1/0x2\n SUBSYSTEM=cpu\n DEVICE=+cpu:1\n",
+	};
+	struct strbuf sb = STRBUF_INIT;
+	json_object *t;
+	char kinds[64];
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(local_kmsg_line(recs[i], strlen(recs[i]), &sb), 0);
+	assert_string_equal(sb.buf, "[    0.000000] [Firmware Bug]: TSC doesn't count with P0 "
+			    "frequency!\n[ 5123.456789] WARNING: CPU: 1 PID: 42 at "
+			    "kernel/locking/rtmutex.c:1234 rt_mutex_slowlock+0x1/0x2\n");
+	t = trouble_scan(sb.buf, sb.len);
+	assert_non_null(t);
+	trouble_kinds(t, kinds, sizeof(kinds));
+	assert_string_equal(kinds, "warning");
+	json_object_put(t);
+	assert_int_equal(local_kmsg_line("no record here", 14, &sb), -1);
+	assert_int_equal(local_kmsg_line("6,1;", 4, &sb), -1);
+	sb_release(&sb);
+}
+
 static void test_agent_stdio(void **state)
 {
 	char agent[1024];
@@ -391,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
+		cmocka_unit_test(test_local_kmsg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
