@@ -54,6 +54,10 @@ static void logmsg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Where commands' output is collected: /tmp in a guest (ours alone), a
+ * private directory under it as an ordinary process (main). */
+static char work_dir[64] = "/tmp";
+
 static double mono(void)
 {
 	struct timespec ts;
@@ -398,7 +402,7 @@ static void do_exec(int id, json_object *req)
 	pid_t pid, bgpid = 0;
 	int pidfd, status = 0, done = 0, timed_out = 0, bg_runs = 0, trunc_o, trunc_e;
 	struct rusage ru;
-	char *sout, *serr;
+	char *sout, *serr, kout[96], kerr[96], bout[96], berr[96];
 
 	argv = json_argv(json_object_object_get_ex(req, "argv", &o) ? o : NULL);
 	if (!argv) {
@@ -420,13 +424,17 @@ static void do_exec(int id, json_object *req)
 	if (json_object_object_get_ex(req, "max_output", &o) && json_object_get_int64(o) > 0)
 		max_out = (size_t)json_object_get_int64(o);
 
+	snprintf(kout, sizeof(kout), "%s/kb.out", work_dir);
+	snprintf(kerr, sizeof(kerr), "%s/kb.err", work_dir);
+	snprintf(bout, sizeof(bout), "%s/kb-bg.out", work_dir);
+	snprintf(berr, sizeof(berr), "%s/kb-bg.err", work_dir);
 	memset(&ru, 0, sizeof(ru));
 	if (bg) {
-		bgpid = spawn(bg, bg_root, env, bg_root ? NULL : cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+		bgpid = spawn(bg, bg_root, env, bg_root ? NULL : cwd, bout, berr);
 		bg_runs = 1;
 	}
 	start = mono();
-	pid = spawn(argv, root, env, cwd, "/tmp/kb.out", "/tmp/kb.err");
+	pid = spawn(argv, root, env, cwd, kout, kerr);
 	if (pid < 0) {
 		reply_error(id, "fork failed: %s", strerror(errno));
 		goto out;
@@ -443,7 +451,7 @@ static void do_exec(int id, json_object *req)
 		}
 		if (bgpid > 0 && waitpid(bgpid, NULL, WNOHANG) == bgpid) {
 			/* background load ended: restart it until the main one ends */
-			bgpid = spawn(bg, bg_root, env, bg_root ? NULL : cwd, "/tmp/kb-bg.out", "/tmp/kb-bg.err");
+			bgpid = spawn(bg, bg_root, env, bg_root ? NULL : cwd, bout, berr);
 			bg_runs++;
 		}
 		/* PID 1 reaps orphans, but never our own two children */
@@ -476,9 +484,9 @@ static void do_exec(int id, json_object *req)
 		waitpid(bgpid, NULL, 0);
 	}
 
-	sout = slurp("/tmp/kb.out", max_out, &trunc_o);
+	sout = slurp(kout, max_out, &trunc_o);
 	/* the end of stderr says why a build failed: keep its last 64 KiB */
-	serr = slurp_tail("/tmp/kb.err", 65536, &trunc_e);
+	serr = slurp_tail(kerr, 65536, &trunc_e);
 	r = result_new(id, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	json_object_object_add(r, "signal",
 			       json_object_new_int(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
@@ -650,8 +658,18 @@ static void do_write(int id, json_object *req)
 
 static void poweroff(void)
 {
-	if (getpid() != 1)
-		exit(0); /* an ordinary process (stdio): just end */
+	if (getpid() != 1) {
+		/* an ordinary process (stdio): remove what it made, end */
+		static const char *const names[] = { "kb.out", "kb.err", "kb-bg.out", "kb-bg.err" };
+		char path[128];
+		for (size_t i = 0; strcmp(work_dir, "/tmp") && i < 4; i++) {
+			snprintf(path, sizeof(path), "%s/%s", work_dir, names[i]);
+			unlink(path);
+		}
+		if (strcmp(work_dir, "/tmp"))
+			rmdir(work_dir);
+		exit(0);
+	}
 	sync();
 	umount2("/scratch", MNT_DETACH);
 	/* the kbuild disk and the host shares under the chroot */
@@ -804,6 +822,11 @@ int main(int argc, char **argv)
 		load_modules();
 	} else {
 		modules_failed = json_object_new_array();
+		/* a host's /tmp is shared (another agent, a user): a private
+		 * directory for the commands' output */
+		snprintf(work_dir, sizeof(work_dir), "/tmp/kbench-agent.XXXXXX");
+		if (!mkdtemp(work_dir))
+			snprintf(work_dir, sizeof(work_dir), "/tmp");
 	}
 	setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
 	setenv("HOME", "/tmp", 1);

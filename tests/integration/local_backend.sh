@@ -62,6 +62,19 @@ else
 	echo "note: /dev/kmsg not writable: the kernel trouble check is not shown"
 fi
 
+# two runs at once on one host: each agent collects its commands' output
+# in a private directory (a shared /tmp/kb.out mixed them), removed after
+printf '[suite]\nname = two\niterations = 1\n[cyclictest]\nduration = 3\nthreads = 1\n' >"$tmp/two.ini"
+ls -d /tmp/kbench-agent.* >"$tmp/agents-before" 2>/dev/null
+"$KB" run --backend local --kernel running --suite "$tmp/two.ini" --reports "$tmp/r" \
+	--run-id two-a >"$tmp/two-a.out" 2>&1 &
+apid=$!
+expect_exit 0 "$KB" run --backend local --kernel running --suite "$tmp/two.ini" --reports "$tmp/r" \
+	--run-id two-b
+wait $apid && ok "two runs at once: both ok" || { bad "the concurrent run failed"; cat "$tmp/two-a.out"; }
+ls -d /tmp/kbench-agent.* 2>/dev/null | diff "$tmp/agents-before" - >/dev/null &&
+	ok "the agents' directories are gone" || bad "an agent left its directory in /tmp"
+
 # the report shows the machine; another machine's run is refused unless --force
 expect_exit 0 "$KB" compare "$res" --out "$tmp/cmp"
 grep -q '<p class="sub">machine <b>' "$tmp/cmp/report.html" && ok "report shows the machine" ||

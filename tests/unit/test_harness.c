@@ -411,6 +411,41 @@ static void test_agent_stdio(void **state)
 	guest_release(&g);
 }
 
+/* The local backend end to end: the agent as a host process, its hello
+ * with the machine's facts; its commands' output goes to a private
+ * directory (a host's /tmp is shared: two agents wrote one /tmp/kb.out),
+ * removed when it powers off. */
+static void test_local_backend(void **state)
+{
+	char agent[1024], dir[256];
+	struct guest g;
+	struct boot_params bp = { .boot_timeout_s = 20, .agent = agent };
+	json_object *req, *resp = NULL, *v;
+	const char *out;
+	(void)state;
+	snprintf(agent, sizeof(agent), "%s/build/kbench-agent", KB_SRCDIR);
+	if (!is_executable(agent))
+		skip(); /* make all builds it */
+	guest_init(&g, &local_backend);
+	assert_int_equal(guest_boot(&g, &bp), 0);
+	assert_non_null(json_object_object_get(json_object_object_get(g.hello, "machine_facts"),
+					       "threads"));
+	req = json_tokener_parse("{\"op\":\"exec\",\"argv\":[\"/bin/readlink\",\"/proc/self/fd/1\"],"
+				 "\"timeout_s\":10}");
+	assert_int_equal(guest_call(&g, req, 20, &resp), 0);
+	assert_true(json_object_object_get_ex(resp, "stdout", &v));
+	out = json_object_get_string(v);
+	assert_non_null(strstr(out, "/kb.out\n"));
+	assert_int_equal(strncmp(out, "/tmp/kbench-agent.", 18), 0);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strstr(out, "/kb.out") - out), out);
+	assert_true(path_exists(dir));
+	json_object_put(req);
+	json_object_put(resp);
+	assert_int_equal(guest_shutdown(&g, 10), 0);
+	guest_release(&g);
+	assert_false(path_exists(dir));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
 		cmocka_unit_test(test_local_kmsg),
+		cmocka_unit_test(test_local_backend),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
