@@ -387,18 +387,24 @@ static void test_local_kmsg(void **state)
 	sb_release(&sb);
 }
 
-static void test_agent_stdio(void **state)
+/* Boot the built agent on backend OPS (skipped when it is not built). */
+static void agent_boot(struct guest *g, const struct backend_ops *ops)
 {
-	char agent[1024];
-	struct guest g;
-	struct boot_params bp = { .boot_timeout_s = 20 };
-	json_object *req, *resp = NULL, *v;
-	(void)state;
+	static char agent[1024];
+	struct boot_params bp = { .boot_timeout_s = 20, .agent = agent };
 	snprintf(agent, sizeof(agent), "%s/build/kbench-agent", KB_SRCDIR);
 	if (!is_executable(agent))
 		skip(); /* make all builds it */
-	guest_init(&g, &proc_backend);
-	assert_int_equal(guest_boot(&g, &bp), 0);
+	guest_init(g, ops);
+	assert_int_equal(guest_boot(g, &bp), 0);
+}
+
+static void test_agent_stdio(void **state)
+{
+	struct guest g;
+	json_object *req, *resp = NULL, *v;
+	(void)state;
+	agent_boot(&g, &proc_backend);
 	assert_int_equal(json_object_get_int(json_object_object_get(g.hello, "proto")), 1);
 	req = json_tokener_parse("{\"op\":\"exec\",\"argv\":[\"/bin/echo\",\"hi\"],\"timeout_s\":10}");
 	assert_int_equal(guest_call(&g, req, 20, &resp), 0);
@@ -417,17 +423,12 @@ static void test_agent_stdio(void **state)
  * removed when it powers off. */
 static void test_local_backend(void **state)
 {
-	char agent[1024], dir[256];
+	char dir[256];
 	struct guest g;
-	struct boot_params bp = { .boot_timeout_s = 20, .agent = agent };
 	json_object *req, *resp = NULL, *v;
 	const char *out;
 	(void)state;
-	snprintf(agent, sizeof(agent), "%s/build/kbench-agent", KB_SRCDIR);
-	if (!is_executable(agent))
-		skip(); /* make all builds it */
-	guest_init(&g, &local_backend);
-	assert_int_equal(guest_boot(&g, &bp), 0);
+	agent_boot(&g, &local_backend);
 	assert_non_null(json_object_object_get(json_object_object_get(g.hello, "machine_facts"),
 					       "threads"));
 	req = json_tokener_parse("{\"op\":\"exec\",\"argv\":[\"/bin/readlink\",\"/proc/self/fd/1\"],"
