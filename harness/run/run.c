@@ -1065,6 +1065,9 @@ static int bench_prepare(struct bench *b)
 	const char *agent = agent_path();
 	/* the local backend: the running kernel, nothing fetched, built or booted */
 	int local = (b->bk->caps & BK_CAP_RUNNING_KERNEL) != 0;
+	if (!local && !strcmp(o->kernel, "running"))
+		return error("--kernel running is this machine's kernel, which backend '%s' does not "
+			     "run: add --backend local", b->bk->name);
 	if ((local ? running_variant(o->kernel, o->cmdline, &b->v, &b->k) :
 		     variant_load(o->kernel, &b->v)) ||
 	    suite_load(o->suite, b->vcpus, &b->s))

@@ -118,5 +118,7 @@ expect_out "is for a backend that runs on this machine"
 expect_exit 2 "$KB" run --backend local --kernel running --suite "$tmp/smoke-local.ini" \
 	--scratch "$tmp/scratch" --vcpus 1 --reports "$tmp/r"
 expect_out "runs on the whole machine"
+expect_exit 2 "$KB" run --kernel running --suite "$tmp/smoke-local.ini" --reports "$tmp/r"
+expect_out "add --backend local"
 echo "local backend smoke suite: $(( $(date +%s) - start )) s"
 finish
