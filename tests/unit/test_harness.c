@@ -84,33 +84,48 @@ static void test_lock_stats_bounded(void **state)
 	sb_release(&sb);
 }
 
-/* apt-cache show of a metapackage names the real image and its version. */
-static void test_apt_show_meta(void **state)
+/* apt-cache show of a metapackage names the real image and its version;
+ * of a real package, itself. */
+static void test_apt_show(void **state)
 {
-	char *text = fixture("apt/show-linux-image-rt-amd64.txt"), real[256], ver[128];
+	static const struct {
+		const char *fixture, *pkg, *real;
+	} t[] = {
+		{ "apt/show-linux-image-rt-amd64.txt", "linux-image-rt-amd64",
+		  "linux-image-6.12.117+deb13-rt-amd64" },
+		{ "apt/show-linux-source-6.12.txt", "linux-source-6.12", "linux-source-6.12" },
+	};
+	char real[256], ver[128];
 	(void)state;
-	assert_int_equal(apt_parse_show(text, "linux-image-rt-amd64", real, sizeof(real), ver,
-					sizeof(ver)), 0);
-	assert_string_equal(real, "linux-image-6.12.117+deb13-rt-amd64");
-	assert_string_equal(ver, "6.12.117-1");
-	free(text);
-}
-
-static void test_apt_show_source(void **state)
-{
-	char *text = fixture("apt/show-linux-source-6.12.txt"), real[256], ver[128];
-	(void)state;
-	assert_int_equal(apt_parse_show(text, "linux-source-6.12", real, sizeof(real), ver,
-					sizeof(ver)), 0);
-	assert_string_equal(real, "linux-source-6.12");
-	assert_string_equal(ver, "6.12.117-1");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *text = fixture(t[i].fixture);
+		assert_int_equal(apt_parse_show(text, t[i].pkg, real, sizeof(real), ver, sizeof(ver)), 0);
+		assert_string_equal(real, t[i].real);
+		assert_string_equal(ver, "6.12.117-1");
+		free(text);
+	}
 	assert_int_equal(apt_parse_show("garbage\n", "x", real, sizeof(real), ver, sizeof(ver)), -1);
-	free(text);
 }
 
 static const char *finding(json_object *t, size_t i, const char *key)
 {
 	return json_object_get_string(json_object_object_get(json_object_array_get_idx(t, i), key));
+}
+
+/* tests/fixtures/console/NAME scanned: N findings, the first of KIND at
+ * LINE. */
+static json_object *scan_console(const char *name, size_t n, const char *kind, int line)
+{
+	char path[512];
+	json_object *t;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/console/%s", KB_SRCDIR, name);
+	t = trouble_scan_file(path);
+	assert_non_null(t);
+	assert_int_equal(json_object_array_length(t), n);
+	assert_string_equal(finding(t, 0, "kind"), kind);
+	assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(t, 0), "line")),
+			 line);
+	return t;
 }
 
 /* Kernel trouble on a console: a lockdep report then an RCU stall; a
@@ -121,24 +136,14 @@ static void test_trouble(void **state)
 	char path[512], kinds[200];
 	json_object *t;
 	(void)state;
-	snprintf(path, sizeof(path), "%s/tests/fixtures/console/lockdep.log", KB_SRCDIR);
-	t = trouble_scan_file(path);
-	assert_non_null(t);
-	assert_int_equal(json_object_array_length(t), 2);
-	assert_string_equal(finding(t, 0, "kind"), "lockdep");
-	assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(t, 0), "line")), 6);
+	t = scan_console("lockdep.log", 2, "lockdep", 6);
 	assert_non_null(strstr(finding(t, 0, "excerpt"), "is trying to acquire lock"));
 	assert_string_equal(finding(t, 1, "kind"), "rcu-stall");
 	trouble_kinds(t, kinds, sizeof(kinds));
 	assert_string_equal(kinds, "lockdep, rcu-stall");
 	json_object_put(t);
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/console/panic.log", KB_SRCDIR);
-	t = trouble_scan_file(path);
-	assert_non_null(t);
-	assert_int_equal(json_object_array_length(t), 2);
-	assert_string_equal(finding(t, 0, "kind"), "warning");
-	assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(t, 0), "line")), 2);
+	t = scan_console("panic.log", 2, "warning", 2);
 	assert_string_equal(finding(t, 1, "kind"), "panic");
 	/* the excerpt is printable: the junk's control bytes became '?' */
 	for (const char *c = finding(t, 1, "excerpt"); *c; c++)
@@ -451,8 +456,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
-		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show_meta),
-		cmocka_unit_test(test_apt_show_source),   cmocka_unit_test(test_trouble),
+		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show),
+		cmocka_unit_test(test_trouble),
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
