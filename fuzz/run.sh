@@ -16,10 +16,10 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?mode}
 secs=${2:-60}
-[ $# -ge 2 ] && shift 2
 
 if [ "$mode" = have-clang ]; then
-	cc=${1:-clang-14}
+	# its CC is the second argument (was: shifted away, so always clang-14)
+	cc=${2:-clang-14}
 	command -v "$cc" >/dev/null 2>&1 || exit 1
 	tmp=$(mktemp -d) || exit 1
 	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
@@ -31,6 +31,7 @@ if [ "$mode" = have-clang ]; then
 	rm -rf "$tmp"
 	exit $rc
 fi
+[ $# -ge 2 ] && shift 2
 
 bad=0
 for t in "$@"; do

@@ -14,7 +14,11 @@ python3 python3-jsonschema
 flex bison bc libelf-dev patch ccache qemu-utils"
 # `deps.sh test`: also what the tests use to check kbench's output
 if [ "${1:-}" = test ]; then
-	pkgs="$pkgs libxml2-utils python3-pil chromium yamllint python3-yaml sqlite3"
+	# xmllint (JUnit), pgrep (no QEMU left), PIL (screenshot), chromium,
+	# yamllint/yaml/systemd-analyze (ci_files), sqlite3 (history), clang
+	# with libFuzzer (fuzz_regress)
+	pkgs="$pkgs libxml2-utils procps python3-pil chromium yamllint python3-yaml sqlite3 systemd
+clang-14 libclang-rt-14-dev"
 fi
 # `deps.sh fuzz`: Debian's clang with libFuzzer, for `make fuzz` only
 if [ "${1:-}" = fuzz ]; then

@@ -3,7 +3,9 @@
 #   "test: N passed, N failed, N skipped"
 # Arguments: the cmocka unit test binaries (plain and sanitizer builds).
 # Then every tests/integration/*.sh (exit 0 pass, 77 skip, else fail);
-# TESTS_FILTER=glob limits the integration scripts.
+# TESTS_FILTER=glob limits the integration scripts. Strict (CI set or
+# KBENCH_TEST_STRICT=1): a skip counts as a failure (lib.sh's skip already
+# fails there; this catches a script that exits 77 by itself).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
@@ -42,7 +44,12 @@ for s in "$top"/tests/integration/${TESTS_FILTER:-*}.sh; do
 	el=$(( $(date +%s) - start ))
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok   $name (${el}s)" ;;
-	77) skip=$((skip + 1)); echo "skip $name: $(grep '^SKIP' "$out" | tail -1)" ;;
+	77) if [ -n "${CI:-}" ] || [ "${KBENCH_TEST_STRICT:-}" = 1 ]; then
+		fail=$((fail + 1)); failed_names="$failed_names $name"
+		echo "FAIL $name (skipped in a strict run: $(grep '^SKIP' "$out" | tail -1))"
+	    else
+		skip=$((skip + 1)); echo "skip $name: $(grep '^SKIP' "$out" | tail -1)"
+	    fi ;;
 	*) fail=$((fail + 1)); failed_names="$failed_names $name"
 	   echo "FAIL $name (exit $rc, ${el}s; log $out)"
 	   # the failed checks and kbench's warnings from the whole log (CI

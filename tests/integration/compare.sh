@@ -88,6 +88,8 @@ case $rc in 0|1|3) ok "regress exit $rc" ;; *) bad "regress exit $rc"; cat "$tmp
 if command -v xmllint >/dev/null; then
 	xmllint --noout --schema "$top/tests/fixtures/junit/junit.xsd" "$d/runs/r01-rt-stock/regress.xml" &&
 		ok "JUnit valid" || bad "JUnit invalid"
+else
+	bad "xmllint missing: JUnit not validated (make test installs libxml2-utils)"
 fi
 
 # bad input: a corrupt file and a different suite
@@ -150,7 +152,7 @@ EOF
 		echo "$n colours"
 		[ "$n" -gt 200 ] && ok "screenshot is not blank" || bad "screenshot blank ($n colours)"
 	else
-		echo "neither python3-pil nor imagemagick: colours not counted"
+		bad "neither python3-pil nor imagemagick: screenshot colours not counted (make test installs python3-pil)"
 	fi
 fi
 finish

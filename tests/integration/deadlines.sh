@@ -5,6 +5,7 @@
 # one that fails is recorded with the tool's last words.
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
+need_tool pgrep "the no-QEMU-left checks need it (procps)"
 "$KB" fetch rt-stock >"$tmp/fetch" 2>&1 || { cat "$tmp/fetch"; skip "cannot fetch rt-stock"; }
 
 # 1. boot deadline far too short for TCG: both iterations fail, run ends

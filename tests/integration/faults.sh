@@ -8,6 +8,7 @@
 #   a boot that panics once (tried again) or every time
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
+need_tool pgrep "the no-QEMU-left checks need it (procps)"
 "$KB" fetch rt-stock >"$tmp/fetch" 2>&1 || { cat "$tmp/fetch"; skip "cannot fetch rt-stock"; }
 no_qemu() {
 	# QEMU started by this test: its agent socket lives under our reports

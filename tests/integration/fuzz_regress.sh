@@ -9,7 +9,10 @@ sh "$top/fuzz/run.sh" have-clang "${FUZZ_CC:-clang-14}" ||
 	skip "no ${FUZZ_CC:-clang-14} with libFuzzer (sh harness/deps.sh fuzz)"
 expect_exit 0 make -s -C "$top" fuzz-regress
 cat "$tmp/out"
-for t in hackbench dbench cyclictest lock_stats proto config results; do
+# every target, from the target list (make fuzz-names, fuzz/targets.c)
+names=$(make -s -C "$top" fuzz-names)
+case " $names " in *" kbuild "*) ok "target list: $names" ;; *) bad "target list: '$names'" ;; esac
+for t in $names; do
 	expect_out "^fuzz $t: ok: [1-9][0-9]* inputs replayed"
 done
 finish
