@@ -166,18 +166,25 @@ static int cyclictest_command(const void *params, struct guest_cmd *cmd)
 		 * agent restarts the load until cyclictest ends); in the chroot
 		 * of the host's toolchain, on the kbuild disk */
 		struct image_needs n = IMAGE_NEEDS_INIT;
-		struct strbuf sh = STRBUF_INIT;
-		char src[4096], obj[4096];
-		long jobs = p->threads;
+		char src[4096], obj[4096], goals[OPT_STR_MAX], *save = NULL;
 		if (kbuild_disk("defconfig", KB_PREP_HOST, &n, src, sizeof(src), obj, sizeof(obj)))
 			return -1;
-		/* the targets passed kbuild_targets_check: [A-Za-z0-9_./-] only */
-		sb_addf(&sh, "make -C %s O=%s -j%ld %s >/dev/null 2>&1; cd %s && find %s -name '*.o' "
-			"-delete 2>/dev/null; exit 0", src, obj, jobs, p->load_target, obj, p->load_target);
+		/* a fixed script; the cache paths and the goals (checked by
+		 * kbuild_targets_check) are its arguments, never spliced into
+		 * it: it runs as root */
 		strvec_push(&cmd->bg_argv, "/bin/sh");
 		strvec_push(&cmd->bg_argv, "-c");
-		strvec_push(&cmd->bg_argv, sh.buf);
-		sb_release(&sh);
+		strvec_push(&cmd->bg_argv,
+			    "src=$1 obj=$2 jobs=$3; shift 3; make -C \"$src\" O=\"$obj\" -j\"$jobs\" "
+			    "\"$@\" >/dev/null 2>&1; cd \"$obj\" && find \"$@\" -name '*.o' -delete "
+			    "2>/dev/null; exit 0");
+		strvec_push(&cmd->bg_argv, "kcompile");
+		strvec_push(&cmd->bg_argv, src);
+		strvec_push(&cmd->bg_argv, obj);
+		strvec_pushf(&cmd->bg_argv, "%d", p->threads);
+		snprintf(goals, sizeof(goals), "%s", p->load_target);
+		for (char *t = strtok_r(goals, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+			strvec_push(&cmd->bg_argv, t);
 		kbuild_env(&cmd->env);
 		cmd->bg_in_root = 1;
 	}

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +52,23 @@ int hostroot_layout(struct host_entry *e, int max)
 	return n;
 }
 
+char *qemu_opt_escape(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "");
+	for (const char *c = path; *c; c++)
+		sb_add(&sb, *c == ',' ? ",," : c, *c == ',' ? 2 : 1);
+	return sb.buf;
+}
+
+int qemu_path_ok(const char *path)
+{
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return -1;
+	return 0;
+}
+
 void hostroot_qemu_args(struct strvec *argv)
 {
 	struct host_entry e[HOSTROOT_MAX];
@@ -58,9 +76,11 @@ void hostroot_qemu_args(struct strvec *argv)
 	for (int i = 0; i < n; i++) {
 		if (e[i].is_link)
 			continue;
+		char *name = qemu_opt_escape(e[i].name);
 		strvec_push(argv, "-fsdev");
 		strvec_pushf(argv, "local,id=fs%d,path=/%s,security_model=none,readonly=on,"
-			     "multidevs=remap", i, e[i].name);
+			     "multidevs=remap", i, name);
+		free(name);
 		strvec_push(argv, "-device");
 		strvec_pushf(argv, "virtio-9p-pci,fsdev=fs%d,mount_tag=%s", i, e[i].tag);
 	}

@@ -17,6 +17,13 @@ struct host_entry {
 
 /* The entries of the host root the guest needs; count or -1. */
 int hostroot_layout(struct host_entry *e, int max);
+/* PATH as a value inside QEMU's comma-separated options (-chardev,
+ * -drive, -fsdev): each ',' written ',,' (QEMU's rule), so a comma in a
+ * path cannot add options. Newly allocated. */
+char *qemu_opt_escape(const char *path);
+/* 0 if QEMU can take PATH as an option value; -1 if it has a character it
+ * cannot (a newline or another control character). */
+int qemu_path_ok(const char *path);
 /* QEMU arguments that share them (-fsdev/-device pairs). */
 void hostroot_qemu_args(struct strvec *argv);
 /* Assemble the root in a booted guest: tmpfs, 9p shares, links, proc,

@@ -125,32 +125,39 @@ static void push_machine(struct strvec *a, const struct boot_params *p)
 	strvec_push(a, "-append");
 	/* panic=-1: a panic reboots at once, and -no-reboot ends QEMU */
 	strvec_pushf(a, "console=ttyS0 panic=-1 loglevel=5 %s", p->cmdline ? p->cmdline : "");
+	char *con = qemu_opt_escape(p->console_log);
 	strvec_push(a, "-chardev");
-	strvec_pushf(a, "file,id=con,path=%s", p->console_log);
+	strvec_pushf(a, "file,id=con,path=%s", con);
+	free(con);
 	strvec_push(a, "-serial");
 	strvec_push(a, "chardev:con");
 }
 
 static void push_devices(struct strvec *a, const struct boot_params *p, const char *sock)
 {
-	char path[KB_PATH_MAX];
+	char path[KB_PATH_MAX], *e = qemu_opt_escape(sock);
 	strvec_push(a, "-device");
 	strvec_push(a, "virtio-serial-pci,id=vser");
 	strvec_push(a, "-chardev");
-	strvec_pushf(a, "socket,id=agent,path=%s,server=on,wait=off", sock);
+	strvec_pushf(a, "socket,id=agent,path=%s,server=on,wait=off", e);
+	free(e);
 	strvec_push(a, "-device");
 	strvec_push(a, "virtserialport,bus=vser.0,chardev=agent,name=" KB_PORT_NAME);
 	if (p->scratch_mb) {
 		scratch_path(p, path, sizeof(path));
+		e = qemu_opt_escape(path);
 		strvec_push(a, "-drive");
-		strvec_pushf(a, "file=%s,if=none,id=scratch,format=raw,cache=unsafe", path);
+		strvec_pushf(a, "file=%s,if=none,id=scratch,format=raw,cache=unsafe", e);
+		free(e);
 		strvec_push(a, "-device");
 		strvec_push(a, "virtio-blk-pci,drive=scratch,serial=scratch");
 	}
 	if (p->build_disk) {
 		overlay_path(p, path, sizeof(path));
+		e = qemu_opt_escape(path);
 		strvec_push(a, "-drive");
-		strvec_pushf(a, "file=%s,if=none,id=kbuild,format=qcow2,cache=unsafe", path);
+		strvec_pushf(a, "file=%s,if=none,id=kbuild,format=qcow2,cache=unsafe", e);
+		free(e);
 		strvec_push(a, "-device");
 		strvec_push(a, "virtio-blk-pci,drive=kbuild,serial=" KB_KBUILD_SERIAL);
 	}
@@ -207,11 +214,23 @@ static int qemu_start(struct guest *g, const struct boot_params *p)
 			 QEMU_BIN);
 		return -1;
 	}
+	if (qemu_path_ok(p->workdir) || qemu_path_ok(p->console_log) ||
+	    (p->kernel && qemu_path_ok(p->kernel)) || (p->initrd && qemu_path_ok(p->initrd))) {
+		snprintf(g->err, sizeof(g->err),
+			 "a path given to QEMU has a newline or control character (work directory "
+			 "'%s', console log '%s'): QEMU cannot take it", p->workdir, p->console_log);
+		return -1;
+	}
 	snprintf(q->sock, sizeof(q->sock), "%s/agent.sock", p->workdir);
 	if (strlen(q->sock) >= sizeof(sa.sun_path)) {
-		/* UNIX socket paths are short: fall back to /tmp */
-		snprintf(q->sock, sizeof(q->sock), "/tmp/kbench-%ld-%ld.sock", (long)getpid(),
-			 (long)time(NULL));
+		/* UNIX socket paths are short: fall back to a private directory
+		 * under /tmp (mkdtemp: not a predictable name) */
+		char dir[] = "/tmp/kbench-sock.XXXXXX";
+		if (!mkdtemp(dir)) {
+			snprintf(g->err, sizeof(g->err), "mkdtemp %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		snprintf(q->sock, sizeof(q->sock), "%s/agent.sock", dir);
 	}
 	unlink(q->sock);
 	strvec_push(&q->proc.argv, bin);
@@ -264,8 +283,13 @@ static void qemu_release(struct guest *g)
 	struct qemu_guest *q = g->priv;
 	if (!q)
 		return;
-	if (q->sock[0])
+	if (q->sock[0]) {
 		unlink(q->sock);
+		if (!strncmp(q->sock, "/tmp/kbench-sock.", 17)) {
+			*strrchr(q->sock, '/') = 0; /* the mkdtemp directory */
+			rmdir(q->sock);
+		}
+	}
 	child_release(&q->proc);
 	free(q);
 }

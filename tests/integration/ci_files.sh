@@ -84,7 +84,14 @@ print("checked", seen, "kbench command lines")
 PY
 cat "$tmp/out"
 
-# systemd units
+# systemd units: the service never runs as root (was: no User=)
+svc="$ci/systemd/kbench-nightly.service"
+if grep -q '^User=kbench$' "$svc" && grep -q '^SupplementaryGroups=kvm$' "$svc" &&
+   grep -q '^ProtectHome=yes$' "$svc"; then
+	ok "nightly service runs as user kbench (kvm group, no homes)"
+else
+	bad "nightly service: no User=kbench, SupplementaryGroups=kvm, ProtectHome=yes"
+fi
 if ! command -v systemd-analyze >/dev/null; then
 	[ "$fails" = 0 ] || finish
 	skip "systemd-analyze missing: the units were not verified (everything else passed)"

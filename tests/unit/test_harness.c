@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/hostroot.h"
 #include "backend/guest.h"
 #include "backend/image.h"
 #include "kernel/apt.h"
@@ -182,6 +183,30 @@ static void test_trouble(void **state)
 
 /* The registry: qemu is the default, unknown names are refused with the
  * known ones named, and options are set by name through the table. */
+/* paths in QEMU's comma-separated options: ',' doubled, control
+ * characters refused (was: a comma in --reports or KBENCH_CACHE added
+ * QEMU options) */
+static void test_qemu_opt_escape(void **state)
+{
+	static const struct { const char *in, *want; int ok; } cases[] = {
+		{ "/a/b", "/a/b", 0 },
+		{ "", "", 0 },
+		{ "/r,x/c", "/r,,x/c", 0 },
+		{ "/r,,id=evil,x", "/r,,,,id=evil,,x", 0 },
+		{ ",", ",,", 0 },
+		{ "/with space/x", "/with space/x", 0 },
+		{ "/new\nline", "/new\nline", -1 },
+		{ "/tab\tx", "/tab\tx", -1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = qemu_opt_escape(cases[i].in);
+		assert_string_equal(e, cases[i].want);
+		free(e);
+		assert_int_equal(qemu_path_ok(cases[i].in), cases[i].ok);
+	}
+}
+
 static void test_backend_registry(void **state)
 {
 	const struct backend_ops *q = backend_find(NULL);
@@ -457,7 +482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show),
-		cmocka_unit_test(test_trouble),
+		cmocka_unit_test(test_trouble),           cmocka_unit_test(test_qemu_opt_escape),
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
