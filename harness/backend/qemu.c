@@ -65,6 +65,19 @@ static const struct qemu_params *qparams(const struct boot_params *p)
 	return p->bparams ? p->bparams : &qemu_defaults;
 }
 
+
+/* A virtio disk of the image PATH (FORMAT), whose serial (the guest's
+ * /dev/disk/by-id name) is also its drive id. */
+static void virtio_disk(struct strvec *a, const char *path, const char *format, const char *serial)
+{
+	char *e = qemu_opt_escape(path);
+	strvec_push(a, "-drive");
+	strvec_pushf(a, "file=%s,if=none,id=%s,format=%s,cache=unsafe", e, serial, format);
+	free(e);
+	strvec_push(a, "-device");
+	strvec_pushf(a, "virtio-blk-pci,drive=%s,serial=%s", serial, serial);
+}
+
 /* The disks of a boot live in its work directory. */
 static void scratch_path(const struct boot_params *p, char *out, size_t n)
 {
@@ -145,21 +158,11 @@ static void push_devices(struct strvec *a, const struct boot_params *p, const ch
 	strvec_push(a, "virtserialport,bus=vser.0,chardev=agent,name=" KB_PORT_NAME);
 	if (p->scratch_mb) {
 		scratch_path(p, path, sizeof(path));
-		e = qemu_opt_escape(path);
-		strvec_push(a, "-drive");
-		strvec_pushf(a, "file=%s,if=none,id=scratch,format=raw,cache=unsafe", e);
-		free(e);
-		strvec_push(a, "-device");
-		strvec_push(a, "virtio-blk-pci,drive=scratch,serial=scratch");
+		virtio_disk(a, path, "raw", "scratch");
 	}
 	if (p->build_disk) {
 		overlay_path(p, path, sizeof(path));
-		e = qemu_opt_escape(path);
-		strvec_push(a, "-drive");
-		strvec_pushf(a, "file=%s,if=none,id=kbuild,format=qcow2,cache=unsafe", e);
-		free(e);
-		strvec_push(a, "-device");
-		strvec_push(a, "virtio-blk-pci,drive=kbuild,serial=" KB_KBUILD_SERIAL);
+		virtio_disk(a, path, "qcow2", KB_KBUILD_SERIAL);
 	}
 	if (p->hostroot)
 		hostroot_qemu_args(a);
