@@ -23,6 +23,7 @@ SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 # the local backend measures the running kernel unless told a variant
 ifeq ($(BACKEND),local)
 KERNEL     ?= running
+SUITE      ?= local
 endif
 KERNEL     ?= rt-stock
 SUITE      ?= quick
