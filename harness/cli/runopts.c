@@ -1,5 +1,6 @@
 /* runopts.c - the shared run options (runopts.h). */
 #include "cli/runopts.h"
+#include "backend/backend.h"
 #include "core/ids.h"
 #include "core/util.h"
 
@@ -15,7 +16,11 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_RESUME: o->resume = arg; break;
 	case RO_CMDLINE: o->cmdline = arg; break;
 	case RO_REPORTS: o->reports = arg; break;
-	case RO_BACKEND: o->backend = arg; break;
+	case RO_BACKEND:
+		/* refused here, before any command fetches, builds or boots */
+		bad = !backend_lookup(arg);
+		o->backend = arg;
+		break;
 	case RO_SCRATCH: o->scratch = arg; break;
 	case RO_RUNID:
 		bad = id_check("--run-id", arg);

@@ -81,6 +81,14 @@ for c in run campaign nightly; do
 	expect_exit 0 "$KB" $c --backend qemu --help
 	"$KB" $c --help | grep -q -- "--backend" && ok "$c --help names --backend" || bad "$c --help: no --backend"
 done
+# an unknown backend is refused at once (exit 2), before any variant is
+# fetched, built or booted and before anything is written: the nightly
+# used to fail per variant and go on to build rt-upstream from source
+for c in run campaign nightly overhead; do
+	expect_exit 2 timeout 60 "$KB" $c --backend nosuch --reports "$tmp/nb-$c"
+	expect_out "no backend called 'nosuch' (known: qemu"
+	[ ! -e "$tmp/nb-$c" ] && ok "$c --backend nosuch wrote nothing" || bad "$c --backend nosuch wrote $tmp/nb-$c"
+done
 make -n -C "$top" bench KERNEL=k SUITE=s BACKEND=fake | grep -q -- "--backend 'fake'" &&
 	ok "make bench BACKEND= passes --backend" || bad "make bench BACKEND="
 finish
