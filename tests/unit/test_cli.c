@@ -171,8 +171,10 @@ static void test_runopts(void **state)
 	struct run_opts o;
 	(void)state;
 	memset(&o, 0, sizeof(o));
-	assert_int_equal(runopts_parse(RO_BACKEND, "fake", &o), 1);
-	assert_string_equal(o.backend, "fake");
+	assert_int_equal(runopts_parse(RO_BACKEND, "local", &o), 1);
+	assert_string_equal(o.backend, "local");
+	/* an unknown backend is refused when parsed, before anything runs */
+	assert_int_equal(runopts_parse(RO_BACKEND, "fake", &o), -1);
 	assert_int_equal(runopts_parse(RO_ACCEL, "tcg", &o), 1);
 	assert_int_equal(o.accel, ACCEL_TCG);
 	assert_int_equal(runopts_parse(RO_ACCEL, "warp", &o), -1);
