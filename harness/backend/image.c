@@ -9,6 +9,7 @@
  */
 #include "backend/image.h"
 #include "core/spawn.h"
+#include "kernel/needs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,21 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Modules a guest needs, in dependency-free order of wish. */
-static const char *const wanted_modules[] = {
-	"crc32c_generic", /* ext4 metadata checksums (softdep crypto-crc32c) */
-	"virtio_blk",
-	"ext4",
-	NULL,
-};
-
-/* With the host's toolchain shared over virtio-9p (kbuild). */
-static const char *const hostroot_modules[] = {
-	"9pnet_virtio",
-	"9p",
-	NULL,
-};
 
 static int mkparent(const char *path)
 {
@@ -91,75 +77,20 @@ static int libs_of(const char *prog, struct strvec *libs)
 	return 0;
 }
 
-/* Parse modules.dep into the ordered list of module paths to load. */
-static int resolve_modules(const char *moddir, int hostroot, struct strvec *order)
+/* The modules the guest needs (kernel/needs.c: those of its needs that
+ * are modules of this kernel), dependencies first, into ORDER. */
+static int resolve_modules(const struct kernel_image *k, int hostroot, struct strvec *order)
 {
 	char depfile[KB_PATH_MAX];
 	struct strbuf dep = STRBUF_INIT;
-	struct strvec wanted = STRVEC_INIT;
+	struct kneed_result *res = xcalloc(kneeds_count() + 1, sizeof(*res));
 	int ret = -1;
-
-	snprintf(depfile, sizeof(depfile), "%s/modules.dep", moddir);
-	if (read_file(depfile, &dep, 64u << 20))
+	snprintf(depfile, sizeof(depfile), "%s/modules.dep", k->moddir);
+	if (read_file(depfile, &dep, 64u << 20) || kernel_needs_check(k, hostroot, res) < 0)
 		goto out;
-	for (int w = 0; wanted_modules[w]; w++)
-		strvec_push(&wanted, wanted_modules[w]);
-	for (int w = 0; hostroot && hostroot_modules[w]; w++)
-		strvec_push(&wanted, hostroot_modules[w]);
-	for (size_t w = 0; w < wanted.n; w++) {
-		char key[128];
-		const char *line = NULL;
-		snprintf(key, sizeof(key), "/%s.ko", wanted.v[w]);
-		for (char *p = dep.buf; p && *p;) {
-			char *eol = strchr(p, '\n');
-			char *colon = strchr(p, ':');
-			if (colon && (!eol || colon < eol)) {
-				/* match "<dir>/<name>.ko[.xz]:" */
-				char *k = strstr(p, key);
-				if (k && k < colon) {
-					const char *tail = k + strlen(key);
-					if (tail == colon || !strncmp(tail, ".xz:", 4) ||
-					    !strncmp(tail, ".zst:", 5) || !strncmp(tail, ".gz:", 4)) {
-						line = p;
-						break;
-					}
-				}
-			}
-			p = eol ? eol + 1 : NULL;
-		}
-		if (!line)
-			continue; /* built in, or not available: the guest will tell */
-		{
-			/* deps are listed with the deepest last: load in reverse */
-			size_t len = strcspn(line, "\n");
-			char *copy = xasprintf("%.*s", (int)len, line);
-			char *colon = strchr(copy, ':');
-			struct strvec deps = STRVEC_INIT;
-			char *save = NULL;
-			*colon = '\0';
-			for (char *t = strtok_r(colon + 1, " ", &save); t; t = strtok_r(NULL, " ", &save))
-				strvec_push(&deps, t);
-			for (size_t i = deps.n; i-- > 0;) {
-				int seen = 0;
-				for (size_t j = 0; j < order->n; j++)
-					seen |= !strcmp(order->v[j], deps.v[i]);
-				if (!seen)
-					strvec_push(order, deps.v[i]);
-			}
-			{
-				int seen = 0;
-				for (size_t j = 0; j < order->n; j++)
-					seen |= !strcmp(order->v[j], copy);
-				if (!seen)
-					strvec_push(order, copy);
-			}
-			strvec_clear(&deps);
-			free(copy);
-		}
-	}
-	ret = 0;
+	ret = kneeds_modules(dep.buf ? dep.buf : "", res, hostroot, order);
 out:
-	strvec_clear(&wanted);
+	free(res);
 	sb_release(&dep);
 	return ret;
 }
@@ -294,7 +225,7 @@ static int image_key(const struct kernel_image *k, const struct image_needs *nee
 		if (hash_add_file(key, needs->files.v[i]))
 			return -1;
 	}
-	if (k->moddir[0] && resolve_modules(k->moddir, needs->hostroot, mods))
+	if (k->moddir[0] && resolve_modules(k, needs->hostroot, mods))
 		return -1;
 	for (size_t i = 0; i < mods->n; i++)
 		sb_addf(key, "module %s\n", mods->v[i]);

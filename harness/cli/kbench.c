@@ -14,6 +14,7 @@
 #include "kernel/source.h"
 #include "backend/image.h"
 #include "kernel/kernel.h"
+#include "kernel/needs.h"
 #include "run/results.h"
 #include "run/run.h"
 #include "core/spawn.h"
@@ -363,12 +364,62 @@ static int doctor_tool(const struct host_tool *t)
 	return missing;
 }
 
+/* kbench doctor --kernel VARIANT: the guest's needs against that
+ * variant's cached kernel (its config and modules), one line each. */
+static int doctor_kernel(const char *name)
+{
+	static const char *const states[] = { "built in", "module", "MISSING", "unknown" };
+	struct variant v;
+	struct kernel_image k;
+	struct kneed_result *res;
+	size_t n = kneeds_count();
+	int r, missing, base;
+	if (variant_load(name, &v))
+		return KB_EXIT_USAGE;
+	if ((r = kernel_cached(&v, &k)) != 0) {
+		if (r > 0)
+			error("kernel %s is not cached yet (kbench fetch %s, or run it once)", name, name);
+		return KB_EXIT_USAGE;
+	}
+	res = xcalloc(n + 1, sizeof(*res));
+	base = kernel_needs_check(&k, 0, res);
+	missing = kernel_needs_check(&k, 1, res);
+	printf("kernel %s: %s\n  config: %s\n  modules: %s\n", name, k.release,
+	       k.config[0] ? k.config : "none (needs not checkable by config)",
+	       k.moddir[0] ? k.moddir : "none");
+	for (size_t i = 0; i < n; i++) {
+		const struct kneed *nd = res[i].need;
+		printf("  CONFIG_%-20s %-9s %s%s%s\n", nd->option, states[res[i].state], nd->what,
+		       nd->flags & KNEED_OPTIONAL ? " [optional]" : "",
+		       nd->flags & KNEED_HOSTROOT ? " [kbuild only]" : "");
+		if (res[i].why[0])
+			printf("    %s\n", res[i].why);
+	}
+	free(res);
+	if (missing < 0 || base < 0)
+		return KB_EXIT_USAGE;
+	if (base)
+		printf("this kernel cannot run kbench's guest: enable the options marked MISSING\n");
+	else if (missing)
+		printf("this kernel runs kbench's guest, but not kbuild: enable the options marked "
+		       "MISSING [kbuild only] for suites with kbuild\n");
+	else
+		printf("this kernel has what kbench's guest needs\n");
+	return base ? KB_EXIT_USAGE : KB_EXIT_OK;
+}
+
 static int cmd_doctor(int argc, char **argv)
 {
 	const struct host_tool **wt = workload_tools(workload_all());
 	int bad = 0;
-	(void)argc;
-	(void)argv;
+	if (argc == 3 && !strcmp(argv[1], "--kernel")) {
+		free(wt);
+		return doctor_kernel(argv[2]);
+	}
+	if (argc > 1) {
+		free(wt);
+		return error("usage: kbench doctor [--kernel VARIANT]"), KB_EXIT_USAGE;
+	}
 	printf("kbench %s\n", KB_VERSION);
 	for (const struct host_tool *t = run_host_tools; t->name; t++)
 		bad |= doctor_tool(t);

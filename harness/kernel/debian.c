@@ -74,14 +74,12 @@ static int entry_load(const char *dir, struct kernel_image *k)
 	}
 	snprintf(k->vmlinuz, sizeof(k->vmlinuz), "%s/boot/vmlinuz-%s", dir, k->release);
 	snprintf(k->config, sizeof(k->config), "%s/boot/config-%s", dir, k->release);
-	snprintf(k->moddir, sizeof(k->moddir), "%s/usr/lib/modules/%s", dir, k->release);
+	kernel_moddir(dir, k->release, k->moddir, sizeof(k->moddir));
 	if (!path_exists(k->vmlinuz)) {
 		error("corrupt cache entry '%s': '%s' is missing (remove the entry to fetch again)",
 		      dir, k->vmlinuz);
 		goto out;
 	}
-	if (!path_exists(k->moddir))
-		k->moddir[0] = '\0';
 	if (path_exists(k->config)) {
 		if (sha256_file_hex(k->config, k->config_hash))
 			goto out;
@@ -92,6 +90,20 @@ static int entry_load(const char *dir, struct kernel_image *k)
 out:
 	sb_release(&sb);
 	return ret;
+}
+
+int kernel_moddir(const char *root, const char *release, char *out, size_t n)
+{
+	/* trixie's packages put modules in /usr/lib/modules, bookworm's and
+	 * older ones in /lib/modules: take whichever the package has */
+	snprintf(out, n, "%s/usr/lib/modules/%s", root, release);
+	if (path_exists(out))
+		return 0;
+	snprintf(out, n, "%s/lib/modules/%s", root, release);
+	if (path_exists(out))
+		return 0;
+	out[0] = '\0';
+	return 1;
 }
 
 static void pointer_path(const struct variant *v, char *out, size_t n)
@@ -136,6 +148,8 @@ static int depmod_tree(const char *root, const struct kernel_image *k)
 	snprintf(usrlib, sizeof(usrlib), "%s/usr/lib/modules", root);
 	if (path_exists(usrlib) && !path_exists(lib) && symlink("usr/lib", lib))
 		warning("cannot link '%s': %s", lib, strerror(errno));
+	/* bookworm and older: lib/modules in the package itself */
+	snprintf(usrlib, sizeof(usrlib), "%s/lib/modules", root);
 	if (!path_exists(usrlib))
 		return 0;
 	dm = which("depmod");

@@ -22,6 +22,11 @@ int kernel_get(const struct variant *v, int refresh, struct kernel_image *k);
 /* Cache-only look-up: 0 if cached (K filled), 1 if not, -1 on error. */
 int kernel_cached(const struct variant *v, struct kernel_image *k);
 
+/* The modules directory of kernel RELEASE in the unpacked package ROOT
+ * (usr/lib/modules/RELEASE or lib/modules/RELEASE) into OUT: 0, or 1 and
+ * "" when the package has none. */
+int kernel_moddir(const char *root, const char *release, char *out, size_t n);
+
 /* Is PATH an x86 boot image (the "HdrS" boot protocol magic at 0x202)?
  * 0, or -1 with an error naming the file: a corrupt cache entry or a
  * wrong file must not reach QEMU, which would sit at a blank console. */

@@ -456,6 +456,7 @@ static json_object *variant_json(const struct results_head *h)
 	json_object *jv = json_object_new_object();
 	const struct variant *v = h->variant;
 	const struct kernel_image *k = h->kernel;
+	json_object *cs, *rt;
 	json_object_object_add(jv, "name", json_object_new_string(v->name));
 	json_object_object_add(jv, "description", jstr_or_null(v->description));
 	json_object_object_add(jv, "source", json_object_new_string(
@@ -466,11 +467,15 @@ static json_object *variant_json(const struct results_head *h)
 	json_object_object_add(jv, "metapackage", json_object_new_string(v->package));
 	json_object_object_add(jv, "image_release", json_object_new_string(k->release));
 	json_object_object_add(jv, "config_hash", jstr_or_null(k->config_hash));
-	json_object_object_add(jv, "config_speed", config_speed(k->config));
+	json_object_object_add(jv, "config_speed", cs = config_speed(k->config));
 	json_object_object_add(jv, "extra_cmdline", json_object_new_string(h->cmdline));
 	/* filled from the guest's hello (results_note_guest) */
 	json_object_object_add(jv, "kernel_release", NULL);
-	json_object_object_add(jv, "realtime", NULL);
+	/* until a guest says otherwise: the kernel's own config */
+	rt = cs ? json_object_object_get(cs, "CONFIG_PREEMPT_RT") : NULL;
+	json_object_object_add(jv, "realtime", rt ? json_object_new_string(
+		strcmp(json_object_get_string(rt), "y") ? "0" : "1") : NULL);
+	json_object_object_add(jv, "realtime_source", rt ? json_object_new_string("config") : NULL);
 	json_object_object_add(jv, "preempt_rt", NULL);
 	json_object_object_add(jv, "cmdline", NULL);
 	return jv;
@@ -548,6 +553,7 @@ void results_note_guest(json_object *doc, json_object *ij)
 	json_object *vv = json_object_object_get(doc, "variant");
 	json_object *rp = json_object_object_get(gh, "rtmutex_params");
 	json_object *kv = json_object_object_get(gh, "kernel_version");
+	json_object *rt;
 	if (!gh)
 		return;
 	/* /sys/kernel/realtime is a Debian addition; uname -v says
@@ -562,6 +568,17 @@ void results_note_guest(json_object *doc, json_object *ij)
 		if (x && json_object_is_type(x, json_type_string))
 			json_object_object_add(vv, map[m][1],
 					       json_object_new_string(json_object_get_string(x)));
+	}
+	/* realtime: /sys/kernel/realtime where the kernel has it (a Debian
+	 * addition), else the running kernel's uname -v, else (no guest) the
+	 * config, as variant_json set it */
+	rt = json_object_object_get(gh, "realtime");
+	if (rt && json_object_is_type(rt, json_type_string)) {
+		json_object_object_add(vv, "realtime_source", json_object_new_string("sysfs"));
+	} else if (kv && json_object_is_type(kv, json_type_string)) {
+		json_object_object_add(vv, "realtime", json_object_new_string(
+			strstr(json_object_get_string(kv), "PREEMPT_RT") ? "1" : "0"));
+		json_object_object_add(vv, "realtime_source", json_object_new_string("uname"));
 	}
 }
 

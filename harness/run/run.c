@@ -4,10 +4,12 @@
 #include "run/run.h"
 #include "backend/backend.h"
 #include "core/ids.h"
+#include "core/jsonutil.h"
 #include "core/machine.h"
 #include "backend/hostroot.h"
 #include "backend/image.h"
 #include "kernel/kernel.h"
+#include "kernel/needs.h"
 #include "run/results.h"
 #include "run/running.h"
 #include "agent/proto.h"
@@ -1086,7 +1088,8 @@ static int bench_prepare(struct bench *b)
 	if (!b->old)
 		snprintf(b->cmdline, sizeof(b->cmdline), "%s%s%s", b->v.cmdline, o->cmdline ? " " : "",
 			 o->cmdline ? o->cmdline : "");
-	if (bench_boot_params(b) ||
+	/* a kernel without what the guest needs is refused before it boots */
+	if (bench_boot_params(b) || (!local && kernel_needs_refuse(b->v.name, &b->k, b->needs.hostroot)) ||
 	    (!local && image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd))))
 		return -1;
 	if (bench_rundir(b))
@@ -1259,17 +1262,22 @@ void run_result_release(struct run_result *r)
 	r->doc = NULL;
 }
 
+static const char *str_or(const char *s)
+{
+	return s ? s : "?";
+}
+
 void print_summary(json_object *doc, FILE *out)
 {
 	json_object *sum = json_object_object_get(doc, "summary");
 	json_object *v = json_object_object_get(doc, "variant");
 	json_object *h = json_object_object_get(doc, "host");
-	fprintf(out, "\n%s on %s (%s), suite %s, accel %s\n",
-		json_object_get_string(json_object_object_get(v, "name")),
-		json_object_get_string(json_object_object_get(v, "kernel_release")),
-		json_object_get_string(json_object_object_get(v, "package_version")),
-		json_object_get_string(json_object_object_get(json_object_object_get(doc, "suite"), "name")),
-		json_object_get_string(json_object_object_get(h, "accel")));
+	const char *rel = jstr(v, "kernel_release");
+	/* no guest came up: the image's release, never "(null)" */
+	fprintf(out, "\n%s on %s%s (%s), suite %s, accel %s\n", str_or(jstr(v, "name")),
+		rel ? rel : str_or(jstr(v, "image_release")), rel ? "" : " (never booted)",
+		str_or(jstr(v, "package_version")),
+		str_or(jstr(json_object_object_get(doc, "suite"), "name")), str_or(jstr(h, "accel")));
 	fprintf(out, "%-22s %-12s %8s %3s %12s %12s %12s %7s\n", "workload", "metric", "unit", "n",
 		"median", "min", "max", "cv%");
 	if (!sum)
