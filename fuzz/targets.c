@@ -1,11 +1,13 @@
 /* targets.c - one fuzz target per parser of untrusted input (targets.h):
  * workload outputs, the reference patch's lock counters, lines from the
- * guest agent, suite and variant files, and stored results.json files
- * (loaded, then compared and rendered as the report would be). */
+ * guest agent, suite and variant files, stored results.json files
+ * (loaded, then compared and rendered as the report would be), and the
+ * boot header of a kernel image the user names. */
 #include "targets.h"
 #include "workloads/workloads.h"
 #include "stats/compare.h"
 #include "core/config.h"
+#include "kernel/userimage.h"
 #include "backend/guest.h"
 #include "report/report.h"
 #include "run/results.h"
@@ -306,6 +308,22 @@ out:
 	return 0;
 }
 
+/* A kernel image's boot header (the user's file, --kernel-image). */
+static int fuzz_bzimage(const uint8_t *data, size_t size)
+{
+	struct bzimage_info bi;
+	char err[300] = "";
+	if (bzimage_parse(data, size, &bi, err, sizeof(err))) {
+		FUZZ_ASSERT(reason_ok(err));
+		return 0;
+	}
+	FUZZ_ASSERT(bi.release[0] && !strchr(bi.release, '/') && !strchr(bi.release, ' '));
+	FUZZ_ASSERT(strlen(bi.version) < sizeof(bi.version) && bi.x86_64 != 0);
+	for (const char *p = bi.version; *p; p++)
+		FUZZ_ASSERT(*p >= 0x20 && *p <= 0x7e);
+	return 0;
+}
+
 const struct fuzz_target fuzz_targets[] = {
 #define WORKLOAD(name) { #name, fuzz_##name },
 #include "workloads/list.h"
@@ -314,6 +332,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "proto", fuzz_proto },
 	{ "config", fuzz_config },
 	{ "results", fuzz_results },
+	{ "bzimage", fuzz_bzimage },
 	{ NULL, NULL },
 };
 

@@ -12,6 +12,9 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 		o->kernel = arg;
 		o->kernel_given = 1;
 		break;
+	case RO_KIMAGE: o->kernel_image = arg; break;
+	case RO_KMODULES: o->kernel_modules = arg; break;
+	case RO_KCONFIG: o->kernel_config = arg; break;
 	case RO_SUITE: o->suite = arg; break;
 	case RO_RESUME: o->resume = arg; break;
 	case RO_CMDLINE: o->cmdline = arg; break;

@@ -12,6 +12,7 @@
 enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
 	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
+	RO_KIMAGE, RO_KMODULES, RO_KCONFIG,
 	RO_END /* a command's own options start here or above */
 };
 
@@ -36,9 +37,13 @@ enum {
 	{ "suite", required_argument, NULL, RO_SUITE },                    \
 	{ "resume", required_argument, NULL, RO_RESUME }
 
-/* One run's own: --kernel --cmdline --run-id */
+/* One run's own: --kernel --cmdline --run-id, and a kernel image the
+ * user built (--kernel-image, --kernel-modules, --kernel-config) */
 #define RUNOPTS_RUN                                                        \
 	{ "kernel", required_argument, NULL, RO_KERNEL },                  \
+	{ "kernel-image", required_argument, NULL, RO_KIMAGE },            \
+	{ "kernel-modules", required_argument, NULL, RO_KMODULES },        \
+	{ "kernel-config", required_argument, NULL, RO_KCONFIG },          \
 	{ "cmdline", required_argument, NULL, RO_CMDLINE },                \
 	{ "run-id", required_argument, NULL, RO_RUNID }
 

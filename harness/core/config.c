@@ -370,7 +370,7 @@ static int variant_handler(void *user, const char *section, const char *name, co
 {
 	struct variant_ctx *c = user;
 	struct variant *v = c->v;
-	static const char *const sources[] = { "debian-image", "build", NULL };
+	static const char *const sources[] = { "debian-image", "build", "image", NULL };
 	static const char *const bases[] = { "defconfig", "tinyconfig", NULL };
 	static const struct opt_def vopts[] = {
 		{ "name", OPT_STRING, offsetof(struct variant, name), 0, 0, NULL, "variant name" },
@@ -384,6 +384,9 @@ static int variant_handler(void *user, const char *section, const char *name, co
 		{ "configs", OPT_STRING, offsetof(struct variant, configs), 0, 0, NULL, "" },
 		{ "patches", OPT_STRING, offsetof(struct variant, patches), 0, 0, NULL, "" },
 		{ "test_only", OPT_BOOL, offsetof(struct variant, test_only), 0, 0, NULL, "" },
+		{ "image", OPT_STRING, offsetof(struct variant, image), 0, 0, NULL, "" },
+		{ "modules", OPT_STRING, offsetof(struct variant, modules), 0, 0, NULL, "" },
+		{ "config", OPT_STRING, offsetof(struct variant, kconfig), 0, 0, NULL, "" },
 		OPT_END
 	};
 	const struct opt_def *d;
@@ -400,7 +403,7 @@ static int variant_handler(void *user, const char *section, const char *name, co
 	if (!d) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: name, description, source, package, release, cmdline, "
-			 "tree, base, configs, patches, test_only)",
+			 "tree, base, configs, patches, test_only, image, modules, config)",
 			 name);
 		return 0;
 	}
@@ -431,6 +434,29 @@ bad:
 	return 0;
 }
 
+/* source = image: an image, and its paths made absolute (relative ones
+ * are taken from the variant file's directory). */
+static int variant_image_paths(struct variant *v)
+{
+	char dir[KB_PATH_MAX];
+	const char *slash;
+	char *const paths[] = { v->image, v->modules, v->kconfig };
+	if (!v->image[0])
+		return error("variant '%s': source image needs image = PATH (a bzImage)", v->path);
+	slash = strrchr(v->path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - v->path) : 1, slash ? v->path : ".");
+	for (int i = 0; i < 3; i++) {
+		char abs[KB_PATH_MAX];
+		if (!paths[i][0] || paths[i][0] == '/')
+			continue;
+		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", dir, paths[i]) >= OPT_STR_MAX)
+			return error("variant '%s': path '%s/%s' is too long (at most %d bytes)", v->path,
+				     dir, paths[i], OPT_STR_MAX - 1);
+		snprintf(paths[i], OPT_STR_MAX, "%s", abs);
+	}
+	return 0;
+}
+
 int variant_load(const char *name, struct variant *v)
 {
 	struct variant_ctx c;
@@ -454,6 +480,8 @@ int variant_load(const char *name, struct variant *v)
 		return error("variant '%s': [variant] needs a name", v->path);
 	if (v->source == VSRC_DEBIAN_IMAGE && !v->package[0])
 		return error("variant '%s': source debian-image needs a package", v->path);
+	if (v->source == VSRC_IMAGE && variant_image_paths(v))
+		return -1;
 	if (v->source == VSRC_BUILD) {
 		if (!v->tree[0])
 			snprintf(v->tree, sizeof(v->tree), "linux-source-6.12");

@@ -33,6 +33,7 @@ char *suite_names(void);
 enum variant_source {
 	VSRC_DEBIAN_IMAGE, /* a prebuilt Debian linux-image package */
 	VSRC_BUILD,        /* built by kbench from a source tree */
+	VSRC_IMAGE,        /* a kernel image the user built (--kernel-image) */
 	VSRC_RUNNING,      /* --kernel running: this machine's kernel (the
 			    * local backend) */
 };
@@ -56,6 +57,11 @@ struct variant {
 	char configs[OPT_STR_MAX];     /* fragments in configs/kernel, in order */
 	char patches[OPT_STR_MAX];     /* patches in kernels/patches, in order */
 	int test_only;                 /* a test kernel: never for figures */
+	/* source = image: absolute paths (a variant file's relative ones are
+	 * taken from its directory) */
+	char image[OPT_STR_MAX];       /* the bzImage */
+	char modules[OPT_STR_MAX];     /* its modules: lib/modules/RELEASE, or "" */
+	char kconfig[OPT_STR_MAX];     /* its .config, or "" to look beside it */
 };
 
 int variant_load(const char *name, struct variant *v);

@@ -8,6 +8,7 @@
  * to, so a second run needs no network at all.
  */
 #include "kernel/kernel.h"
+#include "kernel/userimage.h"
 #include "kernel/apt.h"
 #include "kernel/source.h"
 #include "core/spawn.h"
@@ -119,6 +120,8 @@ int kernel_cached(const struct variant *v, struct kernel_image *k)
 	memset(k, 0, sizeof(*k));
 	if (v->source == VSRC_BUILD)
 		return kernel_build_last(v, k);
+	if (v->source == VSRC_IMAGE)
+		return kernel_from_image(v, k);
 	pointer_path(v, ptr, sizeof(ptr));
 	if (!path_exists(ptr))
 		return 1;
@@ -258,6 +261,8 @@ int kernel_get(const struct variant *v, int refresh, struct kernel_image *k)
 	int ret, lock;
 	if (v->source == VSRC_BUILD)
 		return kernel_build(v, k, NULL);
+	if (v->source == VSRC_IMAGE)
+		return kernel_from_image(v, k);
 	{
 		char dir[KB_PATH_MAX];
 		snprintf(dir, sizeof(dir), "%s/kernels", cache_root());

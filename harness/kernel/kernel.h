@@ -14,6 +14,9 @@ struct kernel_image {
 	char package[OPT_STR_MAX];  /* resolved binary package */
 	char version[128];          /* its Debian version */
 	char config_hash[65];       /* sha256 of the .config */
+	/* source = image (kernel/userimage.c) */
+	char image_sha256[65];      /* sha256 of the image */
+	char banner[256];           /* the image's version string */
 };
 
 /* Find the variant's kernel in the cache, fetching it when missing (or

@@ -138,21 +138,52 @@ out:
 	return ret;
 }
 
-int kernel_needs_refuse(const char *name, const struct kernel_image *k, int hostroot)
+/* One error per required need missing in RES (the kbuild ones with
+ * HOSTROOT): kernel NAME (WHAT) lacks it; BUILT: kbench builds it (no
+ * modules), else someone else did. */
+static void refuse_each(const char *name, const char *what, const struct kneed_result *res,
+			int hostroot, int built)
 {
-	size_t n = kneeds_count();
-	struct kneed_result *res = xcalloc(n, sizeof(*res));
-	int missing = kernel_needs_check(k, hostroot, res);
-	for (size_t i = 0; missing > 0 && i < n; i++) {
+	for (size_t i = 0; kernel_needs[i].option; i++) {
 		const struct kneed *nd = res[i].need;
 		if (res[i].state != KNEED_MISSING || (nd->flags & KNEED_OPTIONAL) ||
 		    (!hostroot && (nd->flags & KNEED_HOSTROOT)))
 			continue;
-		error("kernel %s (%s) has %s neither built in nor as a module (%s): kbench needs it "
-		      "for %s; build the kernel with CONFIG_%s=y (or =m with its modules)",
-		      name, k->release[0] ? k->release : k->vmlinuz, nd->module ? nd->module : nd->option,
-		      res[i].why, nd->what, nd->option);
+		if (built)
+			error("kernel %s (%s) lacks %s (%s): kbench needs it for %s; add CONFIG_%s=y "
+			      "to a fragment in configs/kernel/ (kbench builds the bzImage alone, no "
+			      "modules)", name, what, nd->module ? nd->module : nd->option, res[i].why,
+			      nd->what, nd->option);
+		else
+			error("kernel %s (%s) has %s neither built in nor as a module (%s): kbench needs "
+			      "it for %s; build the kernel with CONFIG_%s=y%s", name, what,
+			      nd->module ? nd->module : nd->option, res[i].why, nd->what, nd->option,
+			      nd->module ? " (or =m with its modules)" : "");
 	}
+}
+
+int kernel_needs_refuse(const char *name, const struct kernel_image *k, int hostroot)
+{
+	struct kneed_result *res = xcalloc(kneeds_count() + 1, sizeof(*res));
+	int missing = kernel_needs_check(k, hostroot, res);
+	if (missing > 0)
+		refuse_each(name, k->release[0] ? k->release : k->vmlinuz, res, hostroot, 0);
+	free(res);
+	return missing ? -1 : 0;
+}
+
+int kneeds_refuse_config(const char *name, const char *config)
+{
+	struct strbuf cfg = STRBUF_INIT;
+	struct kneed_result *res = xcalloc(kneeds_count() + 1, sizeof(*res));
+	int missing = -1;
+	if (read_file(config, &cfg, 16u << 20) == 0) {
+		/* kbench builds the bzImage alone: a module would not exist */
+		missing = kneeds_eval(cfg.buf ? cfg.buf : "", NULL, NULL, 0, res);
+		if (missing > 0)
+			refuse_each(name, "its merged .config, before the build", res, 0, 1);
+	}
+	sb_release(&cfg);
 	free(res);
 	return missing ? -1 : 0;
 }

@@ -45,6 +45,11 @@ int kernel_needs_check(const struct kernel_image *k, int hostroot, struct kneed_
  * kbench cannot do without it; 0 when all are there or unknown. */
 int kernel_needs_refuse(const char *name, const struct kernel_image *k, int hostroot);
 
+/* Refuse the merged .config CONFIG of source-built variant NAME, before
+ * its build, when it lacks a need of the guest (kbench builds the bzImage
+ * alone, so a need set to =m is missing too): 0, or -1 with the errors. */
+int kneeds_refuse_config(const char *name, const char *config);
+
 /* The module paths (relative to moddir) to load in the guest, with their
  * dependencies first, for the needs (RES from kneeds_eval; the kbuild
  * ones with HOSTROOT) that are modules in DEP. */

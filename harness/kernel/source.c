@@ -16,6 +16,7 @@
  * their command line share one binary, and a hit costs nothing.
  */
 #include "kernel/source.h"
+#include "kernel/needs.h"
 #include "kernel/apt.h"
 #include "core/spawn.h"
 
@@ -360,8 +361,15 @@ static int parse_config(const char *path, struct kopt **opts, size_t *n, int str
 		} else {
 			continue;
 		}
-		*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
-		(*opts)[(*n)++] = o;
+		{
+			/* a later fragment's value wins, as in merge_config.sh */
+			size_t i = 0;
+			while (i < *n && strcmp((*opts)[i].name, o.name))
+				i++;
+			if (i == *n)
+				*opts = xrealloc(*opts, ++*n * sizeof(**opts));
+			(*opts)[i] = o;
+		}
 	}
 	sb_release(&sb);
 	return 0;
@@ -781,6 +789,13 @@ static int phase_config(struct build *b)
 		step_fail("config", b->cfglog, "requested options did not survive olddefconfig "
 			  "(a dependency is missing or the option vanished):\n%s", dropped.buf);
 		goto out;
+	}
+	/* a kernel the guest cannot use is refused before it is built */
+	{
+		char cfg[KB_PATH_MAX];
+		snprintf(cfg, sizeof(cfg), "%s/.config", b->cfgobj);
+		if (kneeds_refuse_config(b->v->name, cfg))
+			goto out;
 	}
 	ret = 0;
 out:

@@ -451,6 +451,18 @@ static json_object *config_speed(const char *path)
 	return o;
 }
 
+/* Where a kernel image came from (source = image). */
+static json_object *image_json(const struct variant *v, const struct kernel_image *k)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "path", json_object_new_string(v->image));
+	json_object_object_add(o, "sha256", json_object_new_string(k->image_sha256));
+	json_object_object_add(o, "version", json_object_new_string(k->banner));
+	json_object_object_add(o, "config", jstr_or_null(k->config));
+	json_object_object_add(o, "modules", jstr_or_null(k->moddir));
+	return o;
+}
+
 static json_object *variant_json(const struct results_head *h)
 {
 	json_object *jv = json_object_new_object();
@@ -460,7 +472,10 @@ static json_object *variant_json(const struct results_head *h)
 	json_object_object_add(jv, "name", json_object_new_string(v->name));
 	json_object_object_add(jv, "description", jstr_or_null(v->description));
 	json_object_object_add(jv, "source", json_object_new_string(
-		v->source == VSRC_BUILD ? "build" : v->source == VSRC_RUNNING ? "running" : "debian-image"));
+		v->source == VSRC_BUILD ? "build" : v->source == VSRC_RUNNING ? "running" :
+		v->source == VSRC_IMAGE ? "image" : "debian-image"));
+	if (v->source == VSRC_IMAGE)
+		json_object_object_add(jv, "image", image_json(v, k));
 	json_object_object_add(jv, "test_only", json_object_new_boolean(v->test_only));
 	json_object_object_add(jv, "package", json_object_new_string(k->package));
 	json_object_object_add(jv, "package_version", json_object_new_string(k->version));
@@ -471,11 +486,21 @@ static json_object *variant_json(const struct results_head *h)
 	json_object_object_add(jv, "extra_cmdline", json_object_new_string(h->cmdline));
 	/* filled from the guest's hello (results_note_guest) */
 	json_object_object_add(jv, "kernel_release", NULL);
-	/* until a guest says otherwise: the kernel's own config */
+	/* until a guest says otherwise: the kernel's own config, or the
+	 * version string of an image without one */
 	rt = cs ? json_object_object_get(cs, "CONFIG_PREEMPT_RT") : NULL;
-	json_object_object_add(jv, "realtime", rt ? json_object_new_string(
-		strcmp(json_object_get_string(rt), "y") ? "0" : "1") : NULL);
-	json_object_object_add(jv, "realtime_source", rt ? json_object_new_string("config") : NULL);
+	if (rt) {
+		json_object_object_add(jv, "realtime", json_object_new_string(
+			strcmp(json_object_get_string(rt), "y") ? "0" : "1"));
+		json_object_object_add(jv, "realtime_source", json_object_new_string("config"));
+	} else if (k->banner[0]) {
+		json_object_object_add(jv, "realtime", json_object_new_string(
+			strstr(k->banner, "PREEMPT_RT") ? "1" : "0"));
+		json_object_object_add(jv, "realtime_source", json_object_new_string("uname"));
+	} else {
+		json_object_object_add(jv, "realtime", NULL);
+		json_object_object_add(jv, "realtime_source", NULL);
+	}
 	json_object_object_add(jv, "preempt_rt", NULL);
 	json_object_object_add(jv, "cmdline", NULL);
 	return jv;

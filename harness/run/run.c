@@ -10,6 +10,7 @@
 #include "backend/image.h"
 #include "kernel/kernel.h"
 #include "kernel/needs.h"
+#include "kernel/userimage.h"
 #include "run/results.h"
 #include "run/running.h"
 #include "agent/proto.h"
@@ -885,6 +886,15 @@ static int resume_settings(struct bench *b)
 	b->ro.kernel = json_object_get_string(json_object_object_get(x, "name"));
 	if (o->kernel && o->kernel_given && strcmp(o->kernel, b->ro.kernel))
 		return error("--resume: the run is of variant '%s', not '%s'", b->ro.kernel, o->kernel);
+	if (!strcmp(or_empty(jstr(x, "source")), "image")) {
+		/* a kernel image: the same file again (its hash is checked) */
+		json_object *im = json_object_object_get(x, "image");
+		b->ro.kernel_image = jstr(im, "path");
+		b->ro.kernel_config = jstr(im, "config");
+		b->ro.kernel_modules = jstr(im, "modules");
+		if (!b->ro.kernel_image)
+			return error("--resume: the run's results.json names no image path");
+	}
 	bk = json_object_get_string(json_object_object_get(json_object_object_get(b->old, "host"),
 							   "backend"));
 	if (o->backend && bk && strcmp(o->backend, bk))
@@ -1070,7 +1080,14 @@ static int bench_prepare(struct bench *b)
 	if (!local && !strcmp(o->kernel, "running"))
 		return error("--kernel running is this machine's kernel, which backend '%s' does not "
 			     "run: add --backend local", b->bk->name);
+	if (o->kernel_image && (local || o->kernel_given))
+		return error("--kernel-image boots the image it names: not with %s",
+			     local ? "the local backend" : "--kernel");
+	if ((o->kernel_modules || o->kernel_config) && !o->kernel_image)
+		return error("--kernel-modules and --kernel-config go with --kernel-image");
 	if ((local ? running_variant(o->kernel, o->cmdline, &b->v, &b->k) :
+	     o->kernel_image ? image_variant(o->kernel_image, o->kernel_modules, o->kernel_config,
+					     &b->v) :
 		     variant_load(o->kernel, &b->v)) ||
 	    suite_load(o->suite, b->vcpus, &b->s))
 		return -1;
@@ -1081,6 +1098,13 @@ static int bench_prepare(struct bench *b)
 	b->iterations = o->iterations > 0 ? o->iterations : b->s.iterations;
 	if (!local && (kernel_get(&b->v, 0, &b->k) || kernel_image_check(b->k.vmlinuz)))
 		return -1;
+	if (b->old && b->v.source == VSRC_IMAGE) {
+		const char *was = jstr(jget(jget(b->old, "variant"), "image"), "sha256");
+		if (!was || strcmp(was, b->k.image_sha256))
+			return error("--resume: '%s' is not the image the run started with (sha256 %.16s..., "
+				     "now %.16s...): start a new run", b->v.image, was ? was : "?",
+				     b->k.image_sha256);
+	}
 	/* after the kernel: a kbuild disk's tree comes from the same source cache */
 	for (size_t i = 0; !local && i < b->s.n; i++)
 		if (b->s.w[i].ops->prepare(b->s.w[i].params, &b->needs))

@@ -27,6 +27,9 @@ struct run_opts {
 	const char *resume;     /* run id or directory to finish (missing and
 				 * interrupted iterations only) */
 	const char *backend;    /* backend name (--backend); NULL = "qemu" */
+	const char *kernel_image;   /* --kernel-image: a bzImage the user built */
+	const char *kernel_modules; /* --kernel-modules: its modules */
+	const char *kernel_config;  /* --kernel-config: its .config */
 	const char *scratch;    /* --scratch DIR: the local backend's scratch
 				 * directory (a backend with BK_CAP_SCRATCH_DIR) */
 };
