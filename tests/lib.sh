@@ -4,6 +4,7 @@ KB="$top/kbench"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kbench-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+t0=$(date +%s)
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # strict: in CI (CI set) or with KBENCH_TEST_STRICT=1 a test that would
@@ -29,4 +30,4 @@ expect_exit() {
 expect_out() {
 	if grep -q -- "$1" "$tmp/out"; then ok "output has '$1'"; else bad "output lacks '$1'"; cat "$tmp/out"; fi
 }
-finish() { [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }
+finish() { echo "time: $(( $(date +%s) - t0 )) s"; [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }

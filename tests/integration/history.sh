@@ -3,7 +3,8 @@
 # build/synth-runs): import and filters, duplicates, a writer killed in the
 # middle of a transaction (KBENCH_HISTORY_TEST_CRASH, and a real SIGKILL
 # during a large import) loses nothing committed and leaves the database
-# intact, a database from a newer schema and a foreign one are refused.
+# intact, a frozen version 1 database is migrated keeping its runs, a
+# database from a newer schema and a foreign one are refused.
 . "$(dirname "$0")/../lib.sh"
 S="$top/build/synth-runs"
 [ -x "$S" ] || skip "build/synth-runs missing (make test builds it)"
@@ -73,6 +74,27 @@ echo "large import killed with $((after - before)) of 150 runs committed"
 [ "$((after - before))" -lt 150 ] && ok "killed mid-import" || echo "note: the import finished before the kill"
 [ "$whole" = "$((after - before))" ] && ok "every committed run of the killed import is whole" ||
 	bad "$whole whole runs of $((after - before))"
+
+# a frozen version 1 database (tests/fixtures/history/history-v1.sqlite,
+# made once from the v1 DDL, not by today's code) is migrated on a copy,
+# keeping its runs and their samples; the fixture itself is never touched
+v1="$top/tests/fixtures/history/history-v1.sqlite"
+sum_before=$(sha256sum <"$v1")
+[ "$(sqlite3 "$v1" 'PRAGMA user_version')" = 1 ] && ok "the fixture is schema version 1" || bad "fixture version"
+cp "$v1" "$tmp/v1.sqlite"
+expect_exit 0 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history
+expect_out "migrated to schema version 2"
+expect_out "^4 runs"
+expect_out "run 20261202T012000Z-rt-stock-quick, failed"
+expect_exit 0 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history --metric hackbench.time --variant rt-stock
+expect_out "2\.262 2\.273 s"
+expect_exit 0 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history check
+expect_out "intact"
+[ "$(sqlite3 "$tmp/v1.sqlite" 'PRAGMA user_version')" -ge 2 ] && ok "migrated copy at version >= 2" || bad "not migrated"
+[ "$(sqlite3 "$tmp/v1.sqlite" 'SELECT count(*) FROM samples')" = 13 ] && ok "13 samples kept" || bad "samples lost"
+expect_exit 0 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history import "$tmp/runs/rt-1"
+expect_out "1 run added, 0 already there"
+[ "$(sha256sum <"$v1")" = "$sum_before" ] && ok "fixture unchanged" || bad "the test modified the v1 fixture"
 
 # newer schema, foreign database, missing database
 cp "$db" "$tmp/new.sqlite"
