@@ -866,6 +866,7 @@ struct bench {
 	int vcpus, mem, iterations;
 	json_object *old;            /* the resumed run's document */
 	json_object *doc;
+	int unsaved;                 /* an iteration could not be saved: stopped */
 };
 
 /* --resume: the run's variant, suite and settings, not new ones. */
@@ -1211,8 +1212,14 @@ static int bench_iterations(struct bench *b)
 		} else {
 			res->iterations_ok++;
 		}
-		if (bench_record(b, it.ij))
-			ret = KB_EXIT_USAGE;
+		if (bench_record(b, it.ij)) {
+			/* a full disk: running on would throw every result away */
+			error("iteration %d could not be saved in '%s': the run stops here; the file "
+			      "holds the iterations saved before (free some space, then kbench run "
+			      "--resume %s)", i, res->results, res->dir);
+			b->unsaved = 1;
+			return KB_EXIT_USAGE;
+		}
 		progress(it.ij, i, total, t);
 	}
 	return ret;
@@ -1221,8 +1228,11 @@ static int bench_iterations(struct bench *b)
 /* Phase 6: the verdict in the document, reports/latest, the summary. */
 static int bench_finish(struct bench *b, int ret)
 {
+	if (b->unsaved)
+		return ret; /* left resumable: not finished, not summarised, not recorded */
 	results_finish(b->doc, kb_interrupted, b->res->iterations_failed);
-	if (results_save(b->doc, b->res->results))
+	b->unsaved = results_save(b->doc, b->res->results) != 0;
+	if (b->unsaved)
 		ret = KB_EXIT_USAGE;
 	if (!b->o->no_latest) {
 		char latest[KB_PATH_MAX], target[KB_PATH_MAX], tmp[KB_PATH_MAX];
@@ -1235,8 +1245,12 @@ static int bench_finish(struct bench *b, int ret)
 	}
 	if (!b->o->quiet_summary)
 		print_summary(b->doc, stdout);
-	info("kbench: results in %s", b->res->results);
-	return kb_interrupted ? KB_EXIT_FAILED : ret;
+	if (b->unsaved)
+		error("the end of the run could not be saved in '%s' (its status is still "
+		      "'running')", b->res->results);
+	else
+		info("kbench: results in %s", b->res->results);
+	return kb_interrupted && !b->unsaved ? KB_EXIT_FAILED : ret;
 }
 
 static void bench_release(struct bench *b)
@@ -1267,8 +1281,10 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	     b.iterations == 1 ? "" : "s", b.s.warmup ? " + warm-up" : "", b.vcpus, b.mem,
 	     b.bi.accel);
 	ret = bench_finish(&b, bench_iterations(&b));
-	res->doc = b.doc;
-	b.doc = NULL;
+	if (!b.unsaved) { /* the history records only what results.json holds */
+		res->doc = b.doc;
+		b.doc = NULL;
+	}
 out:
 	if (kb_interrupted && ret == KB_EXIT_USAGE) {
 		/* a step that failed because Ctrl-C or SIGTERM killed its

@@ -31,20 +31,24 @@ parameters in the results and from figures measured on this machine class
 so that a busy host or fast hardware passes and a workload that did not
 really run fails:
   hackbench: `time` per message (groups * fds * fds * loops messages).
-    Measured: rt-stock TCG -g 4 -l 200 2.26 s (7 us/msg); the rt-adaptive
+    Measured: rt-stock TCG -g 4 -l 200 2.26 s (7 us/msg), -g 2 -l 50
+    2.94 s at load average 11 (73 us/msg); the rt-adaptive
     -test kernel (one CPU) -g 2 -l 100 5.9-7.7 s (73-97 us/msg); native
     (local backend) -g 4 -l 200 0.47-1.01 s (1.5-3 us/msg).
     Range 0.1 us .. 1 ms per message.
-  dbench: throughput measured 25 MB/s (test kernel, TCG), 62-82 MB/s
-    (rt-stock TCG), 600-760 MB/s native. Range 2 .. 20000 MB/s.
-    max_latency measured 25-84 ms under TCG: range 0.001 ms .. the run's
-    duration plus 60 s.
-  cyclictest (us): measured under TCG lat_min 14-49, p50 112-227, max
-    6-32 ms. Range: every latency in 0 .. duration + 10 s; lat_p50 and
+  dbench: throughput measured 25 MB/s (test kernel, TCG), 26-82 MB/s
+    (rt-stock TCG, busy to idle host), 600-760 MB/s native. Range 2 ..
+    20000 MB/s. max_latency measured 25-388 ms under TCG: range 0.001 ms
+    .. the run's duration plus 60 s.
+  cyclictest (us): measured under TCG lat_min 14-67, p50 112-227, avg
+    190-2566, max 6-715 ms (the last at load average 11). Range: every latency in 0 .. duration + 10 s; lat_p50 and
     lat_avg at most 50 ms; samples (histogram counts plus overflows) per
-    thread at least a quarter of duration / interval.
-  kbuild: elapsed measured 56 s (kernel/locking/, TCG, idle), 393-454 s
-    (quick's two directories, busy); 5.2 s native. Range 1 s .. 4 h;
+    thread at least a twentieth of duration / interval (measured: 19% on
+    this host at load average 11, cyclictest.load thread 1, 573 of 3000;
+    near 100% idle).
+  kbuild: elapsed measured 56 s (kernel/locking/, TCG, idle; 386 s at
+    load average 11), 393-454 s (quick's two directories, busy); 5.2 s
+    native. Range 1 s .. 4 h;
     user and sys > 0.
 """
 import argparse
@@ -119,12 +123,12 @@ def check_cyclictest(where, label, params, w, errors):
     if "counts" not in h:
         errors.append(f"{where}: histogram not kept")
         return
-    want = 0.25 * params.get("duration", 10) * 1e6 / params.get("interval", 1000)
+    want = 0.05 * params.get("duration", 10) * 1e6 / params.get("interval", 1000)
     for t, c in enumerate(h["counts"]):
         n = sum(c) + (h.get("overflows") or [0] * len(h["counts"]))[t]
         if n < want:
             errors.append(f"{where}: thread {t}: {n} samples, want >= {want:g} "
-                          f"(a quarter of duration / interval)")
+                          f"(a twentieth of duration / interval)")
     if w.get("background") is None and "load" in label:
         errors.append(f"{where}: background load missing")
 

@@ -127,6 +127,34 @@ assert d["summary"]["hackbench"]["time"]["n"] == 6, d["summary"]
 assert len(d["resumed"]) == 1
 PY
 	expect_exit 0 "$KB" validate "$tmp/r/runs/$id"
+	# the same files as an uninterrupted run, apart from times and ids:
+	# every iteration (the resumed ones too) has the files and keys of
+	# iteration 1, which ran before the signal; the run directory and the
+	# document have those of an uninterrupted run (splat, case 3) plus
+	# "resumed"
+	$py - "$tmp/r/runs/$id" "$tmp/r/runs/splat" <<'PY' && ok "SIG$sig: resumed run has an uninterrupted run's files" || bad "SIG$sig: files differ after --resume"
+import json, os, re, sys
+def files(d):
+    out = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            rel = os.path.relpath(os.path.join(root, n), d)
+            m = re.search(r"iter-(\d+)", rel)
+            out.setdefault(int(m.group(1)) if m else 0, set()).add(re.sub(r"iter-\d+", "iter-N", rel))
+    return out
+got, ref = files(sys.argv[1]), files(sys.argv[2])
+assert got[0] == ref[0], ("run directory", got[0] ^ ref[0])
+for i in range(1, 7):
+    assert got.get(i) == got[1], (i, got.get(i, set()) ^ got[1])
+d = json.load(open(os.path.join(sys.argv[1], "results.json")))
+u = json.load(open(os.path.join(sys.argv[2], "results.json")))
+assert set(d) - {"resumed"} == set(u), set(d) ^ set(u)
+keys = lambda it: (set(it), [set(w) for w in it["workloads"]])
+for it in d["iterations"]:
+    assert keys(it) == keys(d["iterations"][0]), (it["index"], keys(it), keys(d["iterations"][0]))
+n = sum(1 for _ in open(os.path.join(sys.argv[1], "index.jsonl")))
+assert n >= 6, n
+PY
 done
 # resuming a complete run runs nothing
 expect_exit 0 "$KB" run --resume "$tmp/r/runs/sig-INT"

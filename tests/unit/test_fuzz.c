@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../fuzz/targets.h"
+#include "agent/proto.h"
 #include "backend/guest.h"
 #include "core/util.h"
 #include "core/workload.h"
@@ -134,6 +135,27 @@ static void test_proto_line(void **state)
 	}
 }
 
+/* The longest agent line taken is KB_PROTO_MAX_LINE bytes; one byte more
+ * is refused naming the limit, before json-c sees it. */
+static void test_proto_line_limit(void **state)
+{
+	size_t n = KB_PROTO_MAX_LINE;
+	char *buf = malloc(n + 1), err[256] = "";
+	json_object *o;
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 'a', n + 1);
+	memcpy(buf, "{\"op\":\"x\",\"pad\":\"", 17);
+	memcpy(buf + n - 2, "\"}", 2);
+	assert_int_equal(proto_parse_line(buf, n, &o, err, sizeof(err)), 0);
+	json_object_put(o);
+	memcpy(buf + n - 2, "a\"}", 3);
+	assert_int_equal(proto_parse_line(buf, n + 1, &o, err, sizeof(err)), -1);
+	assert_null(o);
+	assert_non_null(strstr(err, "longer than 33554432 bytes"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_workload_targets),
 		cmocka_unit_test(test_tiny_inputs),
 		cmocka_unit_test(test_proto_line),
+		cmocka_unit_test(test_proto_line_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,21 @@ static void test_lock_stats_bad(void **state)
 			fail_msg("accepted bad input %zu: '%s'", i, bad[i]);
 	}
 	{
+		/* overlong names: 63 characters fit the parser's buffer, 64 are
+		 * refused rather than cut */
+		char line[128];
+		json_object *o;
+		memset(line, 'a', sizeof(line));
+		memcpy(line, "rtlock.", 7);
+		memcpy(line + 63, " 1\n", 4);
+		o = parse_lock_stats(line);
+		assert_non_null(o);
+		assert_int_equal(json_object_object_length(o), 1);
+		json_object_put(o);
+		memcpy(line + 63, "a 1\n", 5);
+		assert_null(parse_lock_stats(line));
+	}
+	{
 		/* empty (counters absent) is an empty object, not an error */
 		json_object *o = parse_lock_stats("");
 		assert_non_null(o);
