@@ -139,7 +139,8 @@ static int cmd_run(int argc, char **argv)
 		return KB_EXIT_USAGE;
 	ret = run_bench(&o, &r);
 	/* a finished run goes into the history (docs/nightly.md) */
-	if (r.doc && history_record_default(o.reports, &r.doc, (const char *const[]){ r.dir }, 1))
+	if (r.doc && history_record_default(r.reports[0] ? r.reports : o.reports, &r.doc,
+					    (const char *const[]){ r.dir }, 1))
 		ret = KB_EXIT_USAGE;
 	run_result_release(&r);
 	return ret;

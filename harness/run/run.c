@@ -822,6 +822,19 @@ static void resume_dir(const char *id, const char *runs, char *out, size_t n)
 		snprintf(out, n, "%s/%s", runs, id);
 }
 
+/* The directory holding PATH (trailing slashes ignored), "." if none. */
+static void parent_of(const char *path, char *out, size_t n)
+{
+	char *slash;
+	snprintf(out, n, "%s", path);
+	for (size_t len = strlen(out); len > 1 && out[len - 1] == '/'; len--)
+		out[len - 1] = '\0';
+	if (!(slash = strrchr(out, '/')))
+		snprintf(out, n, ".");
+	else
+		*(slash == out ? slash + 1 : slash) = '\0';
+}
+
 /* A line per finished iteration, appended (the run's index: with the
  * atomically replaced results.json, a crash loses at most the iteration
  * in flight). */
@@ -877,6 +890,10 @@ static int resume_settings(struct bench *b)
 	const char *xc, *bk;
 	json_object *x;
 	resume_dir(o->resume, b->runs, b->res->dir, sizeof(b->res->dir));
+	/* without --reports, the run's own reports directory: its latest link
+	 * and its history, not the default ones */
+	if (!o->reports)
+		parent_of(b->res->dir, b->runs, sizeof(b->runs));
 	snprintf(path, sizeof(path), "%s/results.json", b->res->dir);
 	if (!path_exists(path))
 		return error("--resume: '%s' has no results.json (not a kbench run directory)",
@@ -927,6 +944,7 @@ static int bench_options(struct bench *b)
 	b->mem = o->mem_mb > 0 ? o->mem_mb : 2048;
 	if (o->resume && resume_settings(b))
 		return -1;
+	parent_of(b->runs, b->res->reports, sizeof(b->res->reports));
 	if (!(b->bk = backend_lookup(b->o->backend)))
 		return -1;
 	if (b->o->scratch && !(b->bk->caps & BK_CAP_SCRATCH_DIR))

@@ -45,6 +45,7 @@ struct run_opts {
 struct run_result {
 	char dir[KB_PATH_MAX];   /* the run directory */
 	char results[KB_PATH_MAX];
+	char reports[KB_PATH_MAX]; /* the reports directory holding it (history, latest) */
 	int iterations_ok;
 	int iterations_failed;
 	json_object *doc;        /* results.json document, owned */

@@ -4,7 +4,8 @@
 # up during a run stops the run at the first iteration that cannot be saved
 # (exit 2, saying so), leaves results.json as last saved and resumable, and
 # records nothing in the history; after space is freed, --resume finishes
-# the run. Real rt-stock guests under TCG.
+# the run, recording it in the history beside it. Real rt-stock guests
+# under TCG.
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 need_tool pgrep "the no-QEMU-left check"
@@ -60,6 +61,9 @@ d = json.load(open(sys.argv[1]))
 assert d["status"] == "complete", d["status"]
 assert [(i["index"], i["status"]) for i in d["iterations"]] == [(1, "ok"), (2, "ok"), (3, "ok")]
 PY
+# --resume without --reports uses the run's own reports directory: its
+# history and its latest link, not the default ones (they were, before)
 expect_exit 0 env KBENCH_HISTORY="$tmp/full/r/history.sqlite" "$KB" history --suite full
 expect_out "^1 run$"
+[ "$(readlink "$tmp/full/r/latest")" = "runs/full" ] && ok "latest beside the run" || bad "latest link not beside the run"
 finish
