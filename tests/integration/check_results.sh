@@ -52,6 +52,14 @@ fails() {
 	else bad "$n: exit $rc, want 1 and '$msg'"; cat "$tmp/out"; fi
 }
 
+# control NAME FIXTURE PYTHON MESSAGE ARGS...: broken, then fails
+control() {
+	n=$1 msg=$4
+	broken "$1" "$2" "$3"
+	shift 4
+	fails "$n" "$msg" "$@"
+}
+
 # real results pass, with the lock expectations of their settings
 place adaptive locks-adaptive.json
 passes adaptive --expect-rt yes --exit-status 0 --locks steal1
@@ -65,64 +73,64 @@ place smoke rt-smoke.json
 passes smoke --expect-rt yes --exit-status 0
 
 # a workload that did not run
-broken norun locks-adaptive.json 'd["iterations"][0]["workloads"] = [w("hackbench")]'
-fails norun "dbench: missing or not ok"
-broken allfail locks-adaptive.json 'd["iterations"][0].update(status="failed", error="boot failed"); d["status"] = "partial"'
-fails allfail "0 ok iterations, want >= 1"
-broken parse locks-adaptive.json 'd["iterations"][0].update(status="failed", error="dbench: parse error"); d["status"] = "partial"; w("dbench")["status"] = "parse-error"; w("dbench")["error"] = "line 3: expected Throughput"'
-fails parse "could not parse the tool's output" --min-ok 0
-broken noraw locks-adaptive.json 'w("dbench")["raw"] = "raw/iter-1/gone.out"'
-fails noraw "raw output raw/iter-1/gone.out missing"
-broken schema locks-adaptive.json 'del d["suite"]'
-fails schema "schema:"
+control norun locks-adaptive.json 'd["iterations"][0]["workloads"] = [w("hackbench")]' \
+	"dbench: missing or not ok"
+control allfail locks-adaptive.json 'd["iterations"][0].update(status="failed", error="boot failed"); d["status"] = "partial"' \
+	"0 ok iterations, want >= 1"
+control parse locks-adaptive.json 'd["iterations"][0].update(status="failed", error="dbench: parse error"); d["status"] = "partial"; w("dbench")["status"] = "parse-error"; w("dbench")["error"] = "line 3: expected Throughput"' \
+	"could not parse the tool's output" --min-ok 0
+control noraw locks-adaptive.json 'w("dbench")["raw"] = "raw/iter-1/gone.out"' \
+	"raw output raw/iter-1/gone.out missing"
+control schema locks-adaptive.json 'del d["suite"]' \
+	"schema:"
 
 # implausible figures, from each workload's parameters
-broken fast locks-adaptive.json 'w("hackbench")["metrics"]["time"]["value"] = 0.001'
-fails fast "hackbench: time = 0.001 not in"
-broken slow locks-adaptive.json 'w("hackbench")["metrics"]["time"]["value"] = 900'
-fails slow "hackbench: time = 900 not in"
-broken nodb locks-adaptive.json 'w("dbench")["metrics"]["throughput"]["value"] = 0.5'
-fails nodb "dbench: throughput = 0.5 not in"
-broken nometric locks-adaptive.json 'del w("dbench")["metrics"]["max_latency"]'
-fails nometric "metric max_latency missing"
-broken lat rt-smoke.json 'w("cyclictest")["metrics"]["lat_max"]["value"] = 9e9'
-fails lat "cyclictest: lat_max = 9000000000.0 not in"
-broken fewsamples rt-smoke.json 'h = w("cyclictest")["extra"]; h["counts"] = [[0] * len(c) for c in h["counts"]]; h["overflows"] = [3] * len(h["counts"])'
-fails fewsamples "thread 0: 3 samples, want >= 150"
-broken order rt-smoke.json 'w("cyclictest")["metrics"]["lat_p50"]["value"] = w("cyclictest")["metrics"]["lat_max"]["value"] + 100'
-fails order "percentiles out of order"
-broken kb rt-smoke.json 'w("kbuild")["metrics"]["elapsed"]["value"] = 0.2'
-fails kb "kbuild: elapsed = 0.2 not in"
+control fast locks-adaptive.json 'w("hackbench")["metrics"]["time"]["value"] = 0.001' \
+	"hackbench: time = 0.001 not in"
+control slow locks-adaptive.json 'w("hackbench")["metrics"]["time"]["value"] = 900' \
+	"hackbench: time = 900 not in"
+control nodb locks-adaptive.json 'w("dbench")["metrics"]["throughput"]["value"] = 0.5' \
+	"dbench: throughput = 0.5 not in"
+control nometric locks-adaptive.json 'del w("dbench")["metrics"]["max_latency"]' \
+	"metric max_latency missing"
+control lat rt-smoke.json 'w("cyclictest")["metrics"]["lat_max"]["value"] = 9e9' \
+	"cyclictest: lat_max = 9000000000.0 not in"
+control fewsamples rt-smoke.json 'h = w("cyclictest")["extra"]; h["counts"] = [[0] * len(c) for c in h["counts"]]; h["overflows"] = [3] * len(h["counts"])' \
+	"thread 0: 3 samples, want >= 150"
+control order rt-smoke.json 'w("cyclictest")["metrics"]["lat_p50"]["value"] = w("cyclictest")["metrics"]["lat_max"]["value"] + 100' \
+	"percentiles out of order"
+control kb rt-smoke.json 'w("kbuild")["metrics"]["elapsed"]["value"] = 0.2' \
+	"kbuild: elapsed = 0.2 not in"
 
 # the exit status must agree with the results
 place st locks-adaptive.json
 fails st "exited 1 but every iteration is ok" --exit-status 1
 fails st "exited 2" --exit-status 2
-broken stfail locks-adaptive.json 'd["iterations"].append(dict(d["iterations"][0], index=2, status="failed", error="boot failed", workloads=[])); d["status"] = "partial"'
-fails stfail "exited 0 but iterations \[2\] failed" --exit-status 0
+control stfail locks-adaptive.json 'd["iterations"].append(dict(d["iterations"][0], index=2, status="failed", error="boot failed", workloads=[])); d["status"] = "partial"' \
+	"exited 0 but iterations \[2\] failed" --exit-status 0
 passes stfail --exit-status 1
 
 # lock counters that did not move, or are absent, or do not add up
-broken nosteal locks-adaptive.json 'ls("hackbench")["rtlock.steal_lateral"] = 0'
-fails nosteal "steal1: no lateral steal under hackbench" --locks steal1
-broken nospin locks-unbounded.json '[ls(l).update({k: 0 for k in ls(l) if ".spin_" in k}) for l in ("hackbench", "dbench")]'
-fails nospin "unbounded: no spins" --locks unbounded
-broken nosleep locks-off.json '[ls(l).update({k: 0 for k in ls(l) if k.endswith(".sleeps")}) for l in ("hackbench", "dbench")]'
-fails nosleep "off: no sleeps" --locks off
+control nosteal locks-adaptive.json 'ls("hackbench")["rtlock.steal_lateral"] = 0' \
+	"steal1: no lateral steal under hackbench" --locks steal1
+control nospin locks-unbounded.json '[ls(l).update({k: 0 for k in ls(l) if ".spin_" in k}) for l in ("hackbench", "dbench")]' \
+	"unbounded: no spins" --locks unbounded
+control nosleep locks-off.json '[ls(l).update({k: 0 for k in ls(l) if k.endswith(".sleeps")}) for l in ("hackbench", "dbench")]' \
+	"off: no sleeps" --locks off
 fails adaptive "off: spins" --locks off
 fails adaptive "rtmutex parameter adaptive_rtlock is 'Y', want 'N'" --locks off
 fails off "steal1: no lateral steal" --locks steal1
-broken bound locks-unbounded.json 'ls("hackbench")["rtlock.spin_bound"] = 5; ls("hackbench")["rtlock.spin_owner_off_cpu"] -= 5'
-fails bound "unbounded: bound hits" --locks unbounded
-broken nolocks locks-adaptive.json 'del w("dbench")["lock_stats"]'
-fails nolocks "dbench: no lock counters" --locks steal1
-broken sums locks-adaptive.json 'ls("hackbench")["rtlock.spin_owner_off_cpu"] //= 2'
-fails sums "rtlock spin_started .* but the end reasons add up to" --locks steal1
-broken looped locks-bound1.json 'ls("hackbench")["rtlock.spin_loops"] = ls("hackbench")["rtlock.spin_started"] * 3'
-fails looped "bound1: spins ran past one loop" --locks bound1
+control bound locks-unbounded.json 'ls("hackbench")["rtlock.spin_bound"] = 5; ls("hackbench")["rtlock.spin_owner_off_cpu"] -= 5' \
+	"unbounded: bound hits" --locks unbounded
+control nolocks locks-adaptive.json 'del w("dbench")["lock_stats"]' \
+	"dbench: no lock counters" --locks steal1
+control sums locks-adaptive.json 'ls("hackbench")["rtlock.spin_owner_off_cpu"] //= 2' \
+	"rtlock spin_started .* but the end reasons add up to" --locks steal1
+control looped locks-bound1.json 'ls("hackbench")["rtlock.spin_loops"] = ls("hackbench")["rtlock.spin_started"] * 3' \
+	"bound1: spins ran past one loop" --locks bound1
 # with two guest CPUs the bound must be reached; the real run had one
-broken twocpu locks-bound1.json 'd["iterations"][0]["guest"]["nproc"] = 2'
-fails twocpu "bound1: no spin reached the bound" --locks bound1
+control twocpu locks-bound1.json 'd["iterations"][0]["guest"]["nproc"] = 2' \
+	"bound1: no spin reached the bound" --locks bound1
 broken twocpuhit locks-bound1.json 'd["iterations"][0]["guest"]["nproc"] = 2; ls("hackbench")["rtlock.spin_bound"] = 7; ls("hackbench")["rtlock.spin_owner_off_cpu"] -= 7; ls("hackbench")["rtlock.spin_loops"] = 7'
 passes twocpuhit --locks bound1
 finish
