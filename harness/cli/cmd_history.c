@@ -21,16 +21,20 @@ static const char history_usage[] =
 	"                      [--suite S] [--night ID] [--limit N]\n"
 	"       kbench history import RUN-DIR|NIGHT-DIR|results.json... [--night ID]\n"
 	"       kbench history nights\n"
-	"       kbench history trends --suite S [--variant V]... [--host H] [--html FILE]\n"
+	"       kbench history trends --suite S [--variant V]... [--host H] [--last N] [--html FILE]\n"
 	"       kbench history check\n"
-	"       kbench history accept NIGHT   (a deliberate change: later nights are judged\n"
-	"                                      against this night)\n"
+	"       kbench history accept [NIGHT] [--variant V] [--metric LABEL.METRIC] --reason TEXT\n"
+	"                             [--by WHO]\n"
+	"  accept: a deliberate change; from NIGHT (default: the variant's latest) on, the\n"
+	"  variant's (all: every variant's) metric (all: every metric) is judged against a\n"
+	"  level that starts there. WHO: --by, else $KBENCH_USER, else $USER\n"
+	"  --last N: trends and change points over the latest N nights (default 400; 0: all)\n"
 	"  every command takes --history FILE (default $KBENCH_HISTORY or reports/history.sqlite)\n"
 	"  --metric: metric, workload.metric or label.metric; prints each run's values\n"
 	"  --since: an ISO 8601 date or time (2026-11-01)\n";
 
 enum { H_VARIANT = 4000, H_METRIC, H_SINCE, H_HOST, H_SUITE, H_NIGHT, H_LIMIT, H_HISTORY, H_HTML,
-       H_OUT, H_POOL, H_BASELINE, H_FORCE, H_HELP };
+       H_OUT, H_POOL, H_BASELINE, H_FORCE, H_REASON, H_BY, H_LAST, H_HELP };
 
 /* Import a night directory (it has nightly.json): its runs keep their night. */
 static int import_night(struct history *h, const char *dir, int *added, int *dups)
@@ -87,7 +91,7 @@ static int history_import_dirs(struct history *h, const char *path, const struct
 /* kbench history trends --suite S: the host is the newest nightly run of
  * the suite (on --host). */
 static int history_trends(struct history *h, const char *path, const struct history_filter *f,
-			  const struct strvec *variants, const char *html)
+			  const struct strvec *variants, const char *html, int last)
 {
 	sqlite3_stmt *st;
 	char hid[17] = "", accel[32] = "";
@@ -114,7 +118,7 @@ static int history_trends(struct history *h, const char *path, const struct hist
 		return error("history '%s': no nightly run of suite '%s'%s%s", path, f->suite,
 			     f->host ? " on host " : "", f->host ? f->host : ""), KB_EXIT_USAGE;
 	if (trends_build(h, hid, f->suite, accel, (const char *const *)variants->v, variants->n, NULL,
-			 &t)) {
+			 last, &t)) {
 		trends_release(&t);
 		return KB_EXIT_USAGE;
 	}
@@ -133,6 +137,32 @@ static int history_trends(struct history *h, const char *path, const struct hist
 	return ret;
 }
 
+/* kbench history accept [NIGHT] [--variant V] [--metric LABEL.METRIC]
+ * --reason TEXT [--by WHO]. */
+static int history_accept_cmd(struct history *h, const struct strvec *args,
+			      const struct history_filter *f, const char *reason, const char *by)
+{
+	char night[128];
+	const char *who = by && *by ? by : getenv("KBENCH_USER");
+	if (!who || !*who)
+		who = getenv("USER");
+	if (args->n > 1 || (!args->n && !f->variant))
+		return error("usage: kbench history accept [NIGHT] [--variant V] [--metric LABEL.METRIC] "
+			     "--reason TEXT (without NIGHT, --variant names whose latest night)"),
+		       KB_EXIT_USAGE;
+	if (args->n)
+		snprintf(night, sizeof(night), "%s", args->v[0]);
+	else if (history_latest_night(h, f->variant, night, sizeof(night)))
+		return error("history '%s': no night with a run of variant '%s'", h->path, f->variant),
+		       KB_EXIT_USAGE;
+	if (history_accept(h, night, f->variant, f->metric, reason, who && *who ? who : "unknown"))
+		return KB_EXIT_USAGE;
+	printf("night %s accepted for %s, %s by %s (%s): from it on they are judged against a level "
+	       "that starts there\n", night, f->variant ? f->variant : "every variant",
+	       f->metric ? f->metric : "every metric", who && *who ? who : "unknown", reason);
+	return KB_EXIT_OK;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,15 +175,18 @@ int cmd_history(int argc, char **argv)
 		{ "limit", required_argument, NULL, H_LIMIT },
 		{ "history", required_argument, NULL, H_HISTORY },
 		{ "html", required_argument, NULL, H_HTML },
+		{ "reason", required_argument, NULL, H_REASON },
+		{ "by", required_argument, NULL, H_BY },
+		{ "last", required_argument, NULL, H_LAST },
 		{ "help", no_argument, NULL, H_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct history_filter f;
 	struct history h;
 	struct strvec variants = STRVEC_INIT, args = STRVEC_INIT;
-	const char *sub = "list", *hist = NULL, *html = NULL;
+	const char *sub = "list", *hist = NULL, *html = NULL, *reason = NULL, *by = NULL;
 	char path[KB_PATH_MAX];
-	int c, ret = KB_EXIT_USAGE, open = 0;
+	int c, ret = KB_EXIT_USAGE, open = 0, last = 400;
 
 	memset(&f, 0, sizeof(f));
 	memset(&h, 0, sizeof(h));
@@ -170,6 +203,18 @@ int cmd_history(int argc, char **argv)
 		case H_LIMIT: f.limit = atoi(optarg); break;
 		case H_HISTORY: hist = optarg; break;
 		case H_HTML: html = optarg; break;
+		case H_REASON: reason = optarg; break;
+		case H_BY: by = optarg; break;
+		case H_LAST: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > 1000000) {
+				error("--last expects a number of nights (0: all), got '%s'", optarg);
+				goto out;
+			}
+			last = (int)v;
+			break;
+		}
 		case H_HELP:
 			fputs(history_usage, stdout);
 			ret = KB_EXIT_OK;
@@ -209,14 +254,7 @@ int cmd_history(int argc, char **argv)
 	} else if (!strcmp(sub, "nights")) {
 		ret = history_list_nights(&h, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
 	} else if (!strcmp(sub, "accept")) {
-		if (args.n != 1) {
-			error("usage: kbench history accept NIGHT");
-			goto out;
-		}
-		if (history_night_accept(&h, args.v[0]))
-			goto out;
-		printf("night %s accepted: later nights are judged against it\n", args.v[0]);
-		ret = KB_EXIT_OK;
+		ret = history_accept_cmd(&h, &args, &f, reason, by);
 	} else if (!strcmp(sub, "check")) {
 		ret = history_check(&h, stdout) ? KB_EXIT_USAGE : KB_EXIT_OK;
 		if (!ret)
@@ -224,7 +262,7 @@ int cmd_history(int argc, char **argv)
 	} else if (!strcmp(sub, "import")) {
 		ret = history_import_dirs(&h, path, &args, f.night);
 	} else { /* trends */
-		ret = history_trends(&h, path, &f, &variants, html);
+		ret = history_trends(&h, path, &f, &variants, html, last);
 	}
 out:
 	if (open)

@@ -22,6 +22,8 @@
 #include "run/run.h"
 #include "core/spawn.h"
 #include "history/trend.h"
+#include "history/verdict.h"
+#include "stats/regress.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +54,8 @@ struct nightly_cfg {
 	char reports[KB_PATH_MAX]; /* "" default */
 	struct cmp_opts co;        /* thresholds, noise limits */
 	struct strvec metrics;     /* judge only these */
+	struct verdict_opts vo;    /* levels, anchors and how a regression ends */
+	int trend_nights;          /* trends and change points over the latest N nights */
 	int seen;
 	char err[300];
 };
@@ -62,6 +66,42 @@ static void split_words(struct strvec *out, const char *s)
 	for (char *t = strtok_r(list, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save))
 		strvec_push(out, t);
 	free(list);
+}
+
+/* The numeric keys of the verdicts: 1 when NAME is one (C->err set when
+ * VALUE is out of range), 0 when it is not. */
+static int cfg_number(struct nightly_cfg *c, const char *name, const char *value)
+{
+	static const struct {
+		const char *name;
+		double lo, hi;
+		int integer;
+	} keys[] = {
+		{ "window", 2, 100, 1 }, { "alpha", 1e-9, 0.5, 0 }, { "clear_alpha", 1e-6, 0.9, 0 },
+		{ "clear_nights", 1, 30, 1 }, { "trend_nights", 0, 100000, 1 },
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char *end;
+		double v;
+		if (strcmp(name, keys[i].name))
+			continue;
+		v = strtod(value, &end);
+		if (!*value || *end || !(v >= keys[i].lo && v <= keys[i].hi) ||
+		    (keys[i].integer && v != (int)v)) {
+			snprintf(c->err, sizeof(c->err), "%s expects %s %g..%g, got '%s'", name,
+				 keys[i].integer ? "a whole number" : "a number", keys[i].lo, keys[i].hi, value);
+			return 1;
+		}
+		switch (i) {
+		case 0: c->vo.window = (int)v; break;
+		case 1: c->vo.alpha = v; break;
+		case 2: c->vo.clear_alpha = v; break;
+		case 3: c->vo.clear_nights = (int)v; break;
+		default: c->trend_nights = (int)v; break;
+		}
+		return 1;
+	}
+	return 0;
 }
 
 static int cfg_handler(void *user, const char *section, const char *name, const char *value)
@@ -112,9 +152,12 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		}
 	} else if (!strcmp(name, "metrics")) {
 		split_words(&c->metrics, value);
+	} else if (cfg_number(c, name, value)) {
+		return !c->err[0];
 	} else {
 		snprintf(c->err, sizeof(c->err), "unknown key '%s' (known: suite, iterations, refresh, "
-			 "variants, baseline, reports, threshold, max_cv, metrics)", name);
+			 "variants, baseline, reports, threshold, max_cv, metrics, window, alpha, "
+			 "clear_alpha, clear_nights, trend_nights)", name);
 		return 0;
 	}
 	return 1;
@@ -127,6 +170,8 @@ static int cfg_load(const char *path, struct nightly_cfg *c)
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	snprintf(c->suite, sizeof(c->suite), "quick");
 	c->refresh = 1;
+	verdict_opts_init(&c->vo);
+	c->trend_nights = 200;
 	f = fopen(path, "r");
 	if (!f)
 		return error("nightly config '%s': cannot open: %s", path, strerror(errno));
@@ -165,6 +210,7 @@ struct night {
 	struct strbuf md;           /* summary.md */
 	int exit;
 	int hopen, began;           /* the history is open; the night is in it */
+	const char *noisy;          /* --noisy REASON: a host-noise guard flagged the night */
 	struct strvec regressed;    /* "variant label metric" for the one-line summary */
 };
 
@@ -284,7 +330,7 @@ static int night_report(struct night *n, const struct nightly_cfg *c, const stru
 	struct strbuf html = STRBUF_INIT;
 	int ret = -1;
 	if (trends_build(&n->h, n->host_id, n->suite, n->accel, (const char *const *)order->v, order->n,
-			 n->id, &t))
+			 n->id, c->trend_nights, &t))
 		goto out_t;
 	trends_print(&t, stdout);
 	trends_html(&t, &html);
@@ -322,20 +368,23 @@ static const char nightly_usage[] =
 	"usage: kbench nightly [--config FILE] [--variant V]... [--iterations N] [--night ID]\n"
 	"         [--reports DIR] [--history FILE] [--baseline NIGHT] [--runs DIR]...\n"
 	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
-	"         [--boot-retries N] [--backend NAME]\n"
+	"         [--boot-retries N] [--backend NAME] [--noisy REASON]\n"
 	"  runs the variants of FILE (default configs/nightly.ini) as one night, records it in\n"
-	"  the history, judges each variant against the last good night and the pinned\n"
-	"  baseline night, writes REPORTS/nightly/ID/ (report.html with trends, junit/*.xml,\n"
-	"  summary.md, nightly.json)\n"
+	"  the history, judges every metric of each variant against its level (the last good\n"
+	"  nights since the last accepted change) and its anchor, and the pinned baseline\n"
+	"  night; writes REPORTS/nightly/ID/ (report.html with trends, junit/*.xml,\n"
+	"  summary.md, nightly.json). A regression stays red until fixed or accepted\n"
+	"  (kbench history accept).\n"
 	"  --runs DIR: judge these stored runs as tonight's instead of running anything\n"
+	"  --noisy REASON: a host-noise guard flagged tonight: no alarm, not in any level\n"
 	"exit status (kbench regress's): 0 nothing regressed, 1 a regression, 2 bad input or\n"
 	"  harness error, 3 too noisy to decide\n";
 
-enum { N_CONFIG = RO_END, N_VARIANT, N_NIGHT, N_HISTORY, N_BASELINE, N_RUNS, N_HELP };
+enum { N_CONFIG = RO_END, N_VARIANT, N_NIGHT, N_HISTORY, N_BASELINE, N_RUNS, N_NOISY, N_HELP };
 
 /* The command line. */
 struct nightly_args {
-	const char *config, *night, *history, *baseline;
+	const char *config, *night, *history, *baseline, *noisy;
 	struct strvec only, runs;
 	struct run_opts ro;         /* every run's guest; iterations and reports override the config's */
 };
@@ -350,6 +399,7 @@ static int nightly_parse(int argc, char **argv, struct nightly_args *a)
 		{ "history", required_argument, NULL, N_HISTORY },
 		{ "baseline", required_argument, NULL, N_BASELINE },
 		{ "runs", required_argument, NULL, N_RUNS },
+		{ "noisy", required_argument, NULL, N_NOISY },
 		RUNOPTS_WHERE,
 		RUNOPTS_GUEST,
 		{ "help", no_argument, NULL, N_HELP },
@@ -371,6 +421,7 @@ static int nightly_parse(int argc, char **argv, struct nightly_args *a)
 		case N_HISTORY: a->history = optarg; break;
 		case N_BASELINE: a->baseline = optarg; break;
 		case N_RUNS: strvec_push(&a->runs, optarg); break;
+		case N_NOISY: a->noisy = optarg; break;
 		case N_HELP:
 			fputs(nightly_usage, stdout);
 			return -1;
@@ -468,6 +519,12 @@ static int nightly_open(const struct nightly_args *a, const struct nightly_cfg *
 	if (history_night_begin(&n->h, n->id, NULL, n->suite, c->path))
 		return -1;
 	n->began = 1;
+	if (a->noisy && history_night_flag_noisy(&n->h, n->id, a->noisy))
+		return -1;
+	n->noisy = a->noisy;
+	json_object_object_add(n->doc, "noisy", a->noisy ? json_object_new_string(a->noisy) : NULL);
+	if (a->noisy)
+		n->exit = KB_EXIT_NOISY;
 	return 0;
 }
 
@@ -603,35 +660,143 @@ static void nightly_order(const struct night *n, struct strvec *order)
 	}
 }
 
-/* Each variant against its last good night and the pinned one. */
+/* One metric's verdict into the variant's JUnit cases, nightly.json and
+ * summary; its exit status (0, 1 regressed, 3 too noisy). */
+static int verdict_out(struct night *n, const char *variant, const struct cmp_metric *m,
+		       const struct verdict *v, struct strvec *msgs, struct junit_case *k, struct strbuf *md,
+		       json_object *arr)
+{
+	static const char *const tag[] = { "ok", "**regressed**", "too noisy" };
+	int open = v->since[0] != 0;
+	json_object *e = json_object_new_object();
+	strvec_pushf(msgs, "%s %s: %s", m->label, m->name, v->message);
+	*k = (struct junit_case){ m->label, m->name, NULL, NULL, NULL, NULL };
+	if (open)
+		*k = (struct junit_case){ m->label, m->name, "failure", "regression", msgs->v[msgs->n - 1], NULL };
+	else if (v->state == VS_NOISY)
+		*k = (struct junit_case){ m->label, m->name, "skipped", "too-noisy", msgs->v[msgs->n - 1], NULL };
+	jset_str(e, "variant", variant);
+	jset_str(e, "label", m->label);
+	jset_str(e, "metric", m->name);
+	jset_str(e, "state", verdict_state_name(v->state));
+	json_object_object_add(e, "kind", v->kind ? json_object_new_string(v->kind) : NULL);
+	json_object_object_add(e, "since_night", open ? json_object_new_string(v->since) : NULL);
+	json_object_object_add(e, "since_kernel", open ? json_object_new_string(v->since_kernel) : NULL);
+	json_object_object_add(e, "nights", json_object_new_int(v->nights));
+	json_object_object_add(e, "accepted", v->accepted[0] ? json_object_new_string(v->accepted) : NULL);
+	jset_bool(e, "improved", v->improved);
+	jset_bool(e, "cleared", v->cleared);
+	jset_num(e, "mean", v->mean);
+	jset_num(e, "level", v->ref.mean);
+	jset_num(e, "level_nights", v->ref.nights);
+	jset_num(e, "change", v->change);
+	jset_num(e, "p", v->p);
+	jset_num(e, "anchor_change", v->anchor_change);
+	jset_str(e, "message", v->message);
+	json_object_array_add(arr, e);
+	if (v->state != VS_OK || v->improved || v->cleared || open)
+		sb_addf(md, "- %s `%s %s`: %s\n", v->improved ? "improved" : v->cleared ? "back" :
+			open && v->state == VS_NOISY ? "**regressed**, too noisy tonight," : tag[v->state],
+			m->label, m->name, v->message);
+	if (open)
+		strvec_pushf(&n->regressed, "%s %s %s since %s (%d nights)", variant, m->label, m->name,
+			     v->since, v->nights);
+	return open ? KB_EXIT_FAILED : v->state == VS_NOISY ? KB_EXIT_NOISY : KB_EXIT_OK;
+}
+
+/* Every metric of variant G tonight against its level (verdict.h),
+ * recorded in the history; junit/<variant>-verdicts.xml. Exit status. */
+static int variant_verdicts(struct night *n, const struct nightly_cfg *c, const struct comparison *cmp,
+			    size_t g, json_object *arr)
+{
+	const char *variant = cmp->g[g].name;
+	json_object *doc0 = n->in.v[cmp->g[g].inputs[0]].doc;
+	struct junit_case *cases = xcalloc(cmp->nm + cmp->nfail + 1, sizeof(*cases));
+	struct strvec msgs = STRVEC_INIT, acc = STRVEC_INIT;
+	struct strbuf md = STRBUF_INIT;
+	size_t nc = 0;
+	int ex = KB_EXIT_OK, judged = 0;
+	char path[KB_PATH_MAX + 40], *suite = xasprintf("kbench nightly %s %s verdicts", n->id, variant);
+	for (size_t i = 0; i < cmp->nfail; i++)
+		if (cmp->fail[i].group == g) {
+			strvec_pushf(&msgs, "%s iteration %d: %s failed: %s", cmp->fail[i].run_id,
+				     cmp->fail[i].iteration, cmp->fail[i].what, cmp->fail[i].error);
+			cases[nc++] = (struct junit_case){ "kbench.iterations", cmp->fail[i].what, "error",
+							   "harness-error", msgs.v[msgs.n - 1], NULL };
+			ex = KB_EXIT_USAGE;
+		}
+	for (size_t i = 0; i < cmp->nm && ex != -1; i++) {
+		const struct cmp_metric *m = &cmp->m[i];
+		const struct cmp_cell *x = &m->cell[g];
+		struct verdict_key k = { n->host_id, n->suite, variant, m->label, m->name };
+		struct verdict v = { .v = x->v, .n = x->n, .better = m->better, .threshold = m->min_effect,
+				     .noisy = n->noisy || x->noisy,
+				     .kernel = jstr(jget(doc0, "variant"), "kernel_release") };
+		if (!x->n || !regress_wanted(m, (const char *const *)c->metrics.v, c->metrics.n))
+			continue;
+		if (verdict_judge(&n->h, n->id, &k, &c->vo, &v) || verdict_record(&n->h, n->id, &k, &v)) {
+			ex = -1;
+			break;
+		}
+		judged++;
+		ex = nightly_worst(ex, verdict_out(n, variant, m, &v, &msgs, &cases[nc++], &md, arr));
+		if (v.accepted[0] && (!acc.n || strcmp(acc.v[acc.n - 1], v.accepted)))
+			strvec_push(&acc, v.accepted);
+	}
+	snprintf(path, sizeof(path), "%s/junit/%s-verdicts.xml", n->dir, variant);
+	if (ex != -1 && junit_write(&(struct junit){ .name = "kbench nightly", .suite = suite,
+						     .timestamp = jstr(n->doc, "started"), .cases = cases,
+						     .ncases = nc }, path))
+		ex = -1;
+	sb_addf(&n->md, "#### `%s`: every metric against its level (up to %d good nights since the "
+		"last accepted change)\n\n", variant, c->vo.window);
+	sb_add(&n->md, md.buf ? md.buf : "", md.len);
+	for (size_t i = 0; i < acc.n; i++)
+		sb_addf(&n->md, "- accepted: %s\n", acc.v[i]);
+	sb_addf(&n->md, "- %d metric%s judged, exit %d\n\n", judged, judged == 1 ? "" : "s", ex < 0 ? 2 : ex);
+	printf("kbench nightly: %s against its level: exit %d (%d metrics)\n", variant, ex < 0 ? 2 : ex,
+	       judged);
+	free(cases);
+	free(suite);
+	strvec_clear(&msgs);
+	strvec_clear(&acc);
+	sb_release(&md);
+	return ex;
+}
+
+/* Every variant's verdicts in one transaction, then the pinned night. */
 static int nightly_judge(struct night *n, const struct nightly_cfg *c, const struct strvec *order)
 {
-	json_object *lgs = json_object_new_object();
-	char last[128];
-	json_object_object_add(n->doc, "last_good_night", lgs);
+	struct comparison cmp;
+	struct cmp_opts o = c->co;
+	json_object *arr = json_object_new_array();
+	int ret = -1;
+	json_object_object_add(n->doc, "verdicts", arr);
 	json_object_object_add(n->doc, "pinned_baseline", c->baseline[0] ?
 			       json_object_new_string(c->baseline) : NULL);
-	for (size_t i = 0; i < order->n; i++) {
-		const char *v = order->v[i];
-		int lg = history_last_good_night(&n->h, n->host_id, n->suite, v, n->id, last, sizeof(last));
-		if (lg < 0)
-			return -1;
-		json_object_object_add(lgs, v, lg == 0 ? json_object_new_string(last) : NULL);
-		if (lg == 0) {
-			judge(n, c, v, "last-good", last);
-		} else {
-			printf("kbench nightly: %s: no earlier good night of suite %s on this host: "
-			       "nothing to compare with yet\n", v, n->suite);
-			sb_addf(&n->md, "- `%s`: no earlier good night of suite `%s` on this host: "
-				"nothing to compare with yet\n\n", v, n->suite);
+	o.baseline = order->v[0];
+	o.order = (const char *const *)order->v;
+	o.norder = order->n;
+	if (comparison_build(&cmp, &n->in, &o))
+		goto out;
+	if (history_exec(&n->h, "BEGIN IMMEDIATE", "verdicts"))
+		goto out;
+	for (size_t g = 0; g < cmp.ng; g++) {
+		int ex = variant_verdicts(n, c, &cmp, g, arr);
+		if (ex < 0) {
+			sqlite3_exec(n->h.db, "ROLLBACK", NULL, NULL, NULL);
+			goto out;
 		}
-		if (c->baseline[0] && (lg != 0 || strcmp(c->baseline, last)))
-			judge(n, c, v, "pinned", c->baseline);
-		else if (c->baseline[0])
-			sb_addf(&n->md, "- `%s`: the pinned baseline night `%s` is also its last good "
-				"night\n\n", v, c->baseline);
+		n->exit = nightly_worst(n->exit, ex);
 	}
-	return 0;
+	if (history_exec(&n->h, "COMMIT", "verdicts"))
+		goto out;
+	for (size_t i = 0; c->baseline[0] && i < order->n; i++)
+		judge(n, c, order->v[i], "pinned", c->baseline);
+	ret = 0;
+out:
+	comparison_release(&cmp);
+	return ret;
 }
 
 /* A JUnit file even when nothing was judged, so CI always has one. */

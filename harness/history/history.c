@@ -50,6 +50,31 @@ static const char *const migrations[] = {
 	"  results TEXT NOT NULL);"
 	"CREATE INDEX runs_night ON runs(night);"
 	"CREATE INDEX samples_metric ON samples(label, metric);",
+	/* 2 -> 3: nights in a numeric order (seq: the order they were recorded
+	 * in, for the old ones by start then row), a noise flag per night, the
+	 * per-metric verdicts with their state, accepted changes, and the
+	 * indexes the nightly's reads need (verdict.c) */
+	"ALTER TABLE nights ADD COLUMN seq INTEGER;"
+	"UPDATE nights SET seq = (SELECT count(*) FROM nights o WHERE o.started < nights.started OR "
+	"  (o.started = nights.started AND o.rowid <= nights.rowid));"
+	"CREATE UNIQUE INDEX nights_seq ON nights(seq);"
+	"ALTER TABLE nights ADD COLUMN noisy TEXT;"
+	"CREATE TABLE verdicts ("
+	"  night TEXT NOT NULL REFERENCES nights(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
+	"  host_id TEXT NOT NULL, suite TEXT NOT NULL, variant TEXT NOT NULL,"
+	"  label TEXT NOT NULL, metric TEXT NOT NULL, better INTEGER NOT NULL,"
+	"  n INTEGER NOT NULL, mean REAL, sd REAL, state TEXT NOT NULL, kind TEXT,"
+	"  since_night TEXT, since_seq INTEGER, since_kernel TEXT, nights INTEGER,"
+	"  ref_nights INTEGER, ref_mean REAL, ref_var REAL, ref_df REAL,"
+	"  change REAL, p REAL, anchor_change REAL, anchor_p REAL, message TEXT,"
+	"  PRIMARY KEY (host_id, suite, variant, label, metric, seq));"
+	"CREATE INDEX verdicts_night ON verdicts(night);"
+	"CREATE TABLE accepts ("
+	"  id INTEGER PRIMARY KEY, night TEXT NOT NULL REFERENCES nights(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL, variant TEXT, metric TEXT, reason TEXT NOT NULL, by TEXT,"
+	"  at TEXT NOT NULL);"
+	"CREATE INDEX accepts_seq ON accepts(seq);"
+	"CREATE INDEX runs_host ON runs(host_id, suite, variant, night);",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == HISTORY_SCHEMA_VERSION,
@@ -60,7 +85,7 @@ static int db_error(struct history *h, const char *what)
 	return error("history '%s': %s: %s", h->path, what, h->db ? sqlite3_errmsg(h->db) : "no database");
 }
 
-static int exec(struct history *h, const char *sql, const char *what)
+int history_exec(struct history *h, const char *sql, const char *what)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -117,13 +142,13 @@ int history_migrate(struct history *h, int target)
 	while (ver < target) {
 		char *sql;
 		int r;
-		if (exec(h, "BEGIN IMMEDIATE", "migrate"))
+		if (history_exec(h, "BEGIN IMMEDIATE", "migrate"))
 			return -1;
 		sql = xasprintf("%s PRAGMA user_version = %d; PRAGMA application_id = %d;",
 				migrations[ver], ver + 1, HISTORY_APP_ID);
-		r = exec(h, sql, "migrate");
+		r = history_exec(h, sql, "migrate");
 		free(sql);
-		if (r || exec(h, "COMMIT", "migrate")) {
+		if (r || history_exec(h, "COMMIT", "migrate")) {
 			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 			return error("history '%s': migration to schema version %d failed", h->path, ver + 1);
 		}
@@ -155,9 +180,9 @@ int history_open(struct history *h, const char *path, int create)
 	}
 	sqlite3_busy_timeout(h->db, 30000);
 	sqlite3_extended_result_codes(h->db, 1);
-	if (exec(h, "PRAGMA foreign_keys = ON", "open") ||
+	if (history_exec(h, "PRAGMA foreign_keys = ON", "open") ||
 	    history_migrate(h, HISTORY_SCHEMA_VERSION) ||
-	    exec(h, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL", "open")) {
+	    history_exec(h, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL", "open")) {
 		history_close(h);
 		return -1;
 	}
@@ -326,7 +351,7 @@ int history_record(struct history *h, json_object *doc, const char *dir, const c
 	absdir[0] = 0;
 	if (dir && !realpath(dir, absdir))
 		snprintf(absdir, sizeof(absdir), "%s", dir);
-	if (exec(h, "BEGIN IMMEDIATE", "record"))
+	if (history_exec(h, "BEGIN IMMEDIATE", "record"))
 		return -1;
 	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		db_error(h, "prepare");
@@ -385,7 +410,7 @@ out:
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		return ret;
 	}
-	if (exec(h, ret == 1 ? "ROLLBACK" : "COMMIT", "commit"))
+	if (history_exec(h, ret == 1 ? "ROLLBACK" : "COMMIT", "commit"))
 		return -1;
 	return ret;
 }
@@ -526,7 +551,7 @@ int history_list_nights(struct history *h, FILE *out)
 	int rc, n = 0;
 	if (sqlite3_prepare_v2(h->db, "SELECT n.id, n.started, n.finished, n.suite, n.exit_code, "
 			       "(SELECT group_concat(variant, ' ') FROM runs r WHERE r.night = n.id), "
-			       "n.summary FROM nights n ORDER BY n.started, n.id", -1, &st, NULL) != SQLITE_OK)
+			       "n.summary, n.noisy FROM nights n ORDER BY n.seq", -1, &st, NULL) != SQLITE_OK)
 		return db_error(h, "query");
 	fprintf(out, "%-20s %-20s %-8s %-5s %s\n", "night", "started", "suite", "exit", "variants");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -534,6 +559,8 @@ int history_list_nights(struct history *h, FILE *out)
 			sqlite3_column_type(st, 4) == SQLITE_NULL ? "-" : col(st, 4), col(st, 5));
 		if (sqlite3_column_text(st, 6))
 			fprintf(out, "  %s\n", col(st, 6));
+		if (sqlite3_column_text(st, 7))
+			fprintf(out, "  flagged noisy: %s\n", col(st, 7));
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -544,7 +571,7 @@ int history_list_nights(struct history *h, FILE *out)
 }
 
 /* SQL prepared, its parameters bound from AP as TYPES says ('s' text,
- * NULL or "" as null; 'i' int) in order; NULL after an error. */
+ * NULL or "" as null; 'i' int; 'd' double) in order; NULL after an error. */
 static sqlite3_stmt *db_vprepare(struct history *h, const char *sql, const char *types, va_list ap)
 {
 	sqlite3_stmt *st;
@@ -555,6 +582,8 @@ static sqlite3_stmt *db_vprepare(struct history *h, const char *sql, const char 
 	for (int i = 1; types[i - 1]; i++) {
 		if (types[i - 1] == 'i')
 			sqlite3_bind_int(st, i, va_arg(ap, int));
+		else if (types[i - 1] == 'd')
+			sqlite3_bind_double(st, i, va_arg(ap, double));
 		else
 			bind_text(st, i, va_arg(ap, const char *));
 	}
@@ -562,7 +591,7 @@ static sqlite3_stmt *db_vprepare(struct history *h, const char *sql, const char 
 }
 
 /* db_vprepare with the parameters as arguments. */
-static sqlite3_stmt *db_prepare(struct history *h, const char *sql, const char *types, ...)
+sqlite3_stmt *history_prepare(struct history *h, const char *sql, const char *types, ...)
 {
 	va_list ap;
 	sqlite3_stmt *st;
@@ -574,7 +603,7 @@ static sqlite3_stmt *db_prepare(struct history *h, const char *sql, const char *
 
 /* Run one writing statement SQL with its parameters (as db_vprepare).
  * 0, or -1 after an error naming WHAT. */
-static int db_write(struct history *h, const char *what, const char *sql, const char *types, ...)
+int history_write(struct history *h, const char *what, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
@@ -594,36 +623,102 @@ int history_night_begin(struct history *h, const char *night, const char *host_i
 {
 	char now[32];
 	iso8601_now(now, sizeof(now));
-	return db_write(h, "record night", "INSERT INTO nights (id, started, host_id, suite, config) "
-			"VALUES (?,?,?,?,?)", "sssss", night, now, host_id, suite, config);
+	return history_write(h, "record night", "INSERT INTO nights (id, started, host_id, suite, config, "
+			"seq) VALUES (?,?,?,?,?, (SELECT coalesce(max(seq), 0) + 1 FROM nights))", "sssss",
+			night, now, host_id, suite, config);
 }
 
 int history_night_end(struct history *h, const char *night, int exit_code, const char *summary)
 {
 	char now[32];
 	iso8601_now(now, sizeof(now));
-	return db_write(h, "record night", "UPDATE nights SET finished = ?, exit_code = ?, "
+	return history_write(h, "record night", "UPDATE nights SET finished = ?, exit_code = ?, "
 			"summary = ? WHERE id = ?", "siss", now, exit_code, summary, night);
 }
 
-int history_night_accept(struct history *h, const char *night)
+int history_night_flag_noisy(struct history *h, const char *night, const char *reason)
 {
-	char now[32];
-	iso8601_now(now, sizeof(now));
-	if (db_write(h, "accept", "UPDATE nights SET summary = coalesce(summary, '') || "
-		     "' (exit ' || coalesce(exit_code, '-') || ' accepted ' || ? || ')', exit_code = 0 "
-		     "WHERE id = ?", "ss", now, night))
+	if (history_write(h, "flag night", "UPDATE nights SET noisy = ? WHERE id = ?", "ss",
+			  reason && *reason ? reason : "flagged", night))
 		return -1;
 	if (!sqlite3_changes(h->db))
 		return error("history '%s': no night '%s' (kbench history nights lists them)", h->path, night);
 	return 0;
 }
 
+/* 1 when LABEL.METRIC (split at the last '.') was recorded for VARIANT
+ * (NULL: any), 0 if not, -1 on error. */
+static int metric_known(struct history *h, const char *variant, const char *lm)
+{
+	const char *dot = strrchr(lm, '.');
+	char *label;
+	sqlite3_stmt *st;
+	int rc;
+	if (!dot || dot == lm || !dot[1])
+		return 0;
+	label = xasprintf("%.*s", (int)(dot - lm), lm);
+	st = history_prepare(h, "SELECT 1 FROM samples s JOIN runs r ON r.id = s.run WHERE s.label = ? "
+			     "AND s.metric = ? AND (?3 IS NULL OR r.variant = ?3) LIMIT 1", "sss", label,
+			     dot + 1, variant);
+	free(label);
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_error(h, "query");
+}
+
+int history_accept(struct history *h, const char *night, const char *variant, const char *metric,
+		   const char *reason, const char *by)
+{
+	char now[32];
+	int r;
+	if (!reason || !*reason)
+		return error("accepting a change needs a reason (--reason TEXT): it is recorded and shown");
+	if ((r = history_night_exists(h, night)) != 1)
+		return r < 0 ? -1 : error("history '%s': no night '%s' (kbench history nights lists them)",
+					  h->path, night);
+	if (metric && (r = metric_known(h, variant, metric)) != 1)
+		return r < 0 ? -1 : error("history '%s': no metric '%s'%s%s recorded (expected LABEL.METRIC, "
+					  "as hackbench.time)", h->path, metric, variant ? " of variant " : "",
+					  variant ? variant : "");
+	iso8601_now(now, sizeof(now));
+	if (history_exec(h, "BEGIN IMMEDIATE", "accept"))
+		return -1;
+	if (history_write(h, "accept", "INSERT INTO accepts (night, seq, variant, metric, reason, by, at) "
+			  "SELECT id, seq, ?, ?, ?, ?, ? FROM nights WHERE id = ?", "ssssss", variant, metric,
+			  reason, by, now, night) ||
+	    history_write(h, "accept", "UPDATE nights SET summary = coalesce(summary, '') || '; accepted ' "
+			  "|| coalesce(?1, 'all variants') || ' ' || coalesce(?2, 'all metrics') || ' by ' || "
+			  "coalesce(?3, '?') || ' ' || ?4 || ': ' || ?5 WHERE id = ?6", "ssssss", variant, metric,
+			  by, now, reason, night) ||
+	    history_exec(h, "COMMIT", "accept")) {
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+int history_latest_night(struct history *h, const char *variant, char *out, size_t len)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT n.id FROM nights n WHERE EXISTS (SELECT 1 FROM runs r "
+					   "WHERE r.night = n.id AND r.variant = ?) ORDER BY n.seq DESC LIMIT 1",
+					   "s", variant);
+	int rc;
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(out, len, "%s", col(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : db_error(h, "query");
+}
+
 int history_night_exists(struct history *h, const char *night)
 {
 	sqlite3_stmt *st;
 	int rc;
-	if (!(st = db_prepare(h, "SELECT 1 FROM nights WHERE id = ?", "s", night)))
+	if (!(st = history_prepare(h, "SELECT 1 FROM nights WHERE id = ?", "s", night)))
 		return -1;
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -632,38 +727,13 @@ int history_night_exists(struct history *h, const char *night)
 	return rc == SQLITE_ROW;
 }
 
-int history_last_good_night(struct history *h, const char *host_id, const char *suite,
-			    const char *variant, const char *before, char *out, size_t len)
-{
-	sqlite3_stmt *st;
-	int rc, ret = 1;
-	st = db_prepare(h, "SELECT n.id FROM nights n WHERE n.exit_code IN (0, 3) AND "
-			"n.suite = ?2 AND n.id <> ?3 AND "
-			"n.started <= (SELECT coalesce(max(started), '9999') FROM nights WHERE id = ?3) "
-			"AND EXISTS (SELECT 1 FROM runs r WHERE r.night = n.id AND r.host_id = ?1 "
-			"AND r.variant = ?4) "
-			"ORDER BY n.started DESC, n.id DESC LIMIT 1", "ssss", host_id, suite, before,
-			variant);
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(out, len, "%s", col(st, 0));
-		ret = 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = db_error(h, "query");
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 json_object *history_night_docs(struct history *h, const char *night, const char *host_id,
 				const char *variant)
 {
 	sqlite3_stmt *st;
 	json_object *arr = json_object_new_array();
 	int rc;
-	st = db_prepare(h, "SELECT d.results, r.run_id FROM runs r JOIN documents d ON "
+	st = history_prepare(h, "SELECT d.results, r.run_id FROM runs r JOIN documents d ON "
 			"d.run = r.id WHERE r.night = ? AND r.host_id = ? AND r.variant = ? "
 			"ORDER BY r.started, r.id", "sss", night, host_id, variant);
 	if (!st) {
@@ -714,7 +784,7 @@ static char *dup_col(sqlite3_stmt *st, int i)
 
 int history_series(struct history *h, const char *host_id, const char *suite, const char *accel,
 		   const char *variant, const char *label, const char *metric, const char *until,
-		   struct history_series *out)
+		   int last, struct history_series *out)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -731,8 +801,12 @@ int history_series(struct history *h, const char *host_id, const char *suite, co
 			       "JOIN nights n ON n.id = r.night JOIN samples s ON s.run = r.id "
 			       "WHERE r.host_id = ?1 AND r.suite = ?2 AND coalesce(r.accel, '') = ?3 "
 			       "AND r.variant = ?4 AND s.label = ?5 AND s.metric = ?6 AND "
-			       "(?7 IS NULL OR n.started <= (SELECT started FROM nights WHERE id = ?7)) "
-			       "ORDER BY n.started, r.night, r.started, s.iteration", -1, &st, NULL) != SQLITE_OK)
+			       "(?7 IS NULL OR n.seq <= (SELECT seq FROM nights WHERE id = ?7)) AND "
+			       "(?8 <= 0 OR n.seq >= (SELECT min(seq) FROM (SELECT DISTINCT n2.seq FROM runs r2 "
+			       "JOIN nights n2 ON n2.id = r2.night WHERE r2.host_id = ?1 AND r2.suite = ?2 AND "
+			       "r2.variant = ?4 AND (?7 IS NULL OR n2.seq <= (SELECT seq FROM nights WHERE id = ?7)) "
+			       "ORDER BY n2.seq DESC LIMIT ?8))) "
+			       "ORDER BY n.seq, r.started, r.id, s.iteration", -1, &st, NULL) != SQLITE_OK)
 		return db_error(h, "prepare");
 	bind_text(st, 1, host_id);
 	bind_text(st, 2, suite);
@@ -741,6 +815,7 @@ int history_series(struct history *h, const char *host_id, const char *suite, co
 	bind_text(st, 5, label);
 	bind_text(st, 6, metric);
 	bind_text(st, 7, until);
+	sqlite3_bind_int(st, 8, last);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *night = col(st, 0);
 		if (!cur || strcmp(cur->night, night)) {

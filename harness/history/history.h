@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 #include "core/util.h"
 
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 /* PRAGMA application_id: "kbch", so another program's database is refused */
 #define HISTORY_APP_ID 0x6b626368
 
@@ -74,16 +74,18 @@ void history_host_id(json_object *doc, char out[17]);
 int history_night_begin(struct history *h, const char *night, const char *host_id,
 			const char *suite, const char *config);
 int history_night_end(struct history *h, const char *night, int exit_code, const char *summary);
-/* Mark NIGHT good by hand (exit 0, "accepted": a deliberate change that
- * later nights are to be judged against). 0 or -1. */
-int history_night_accept(struct history *h, const char *night);
+/* Flag NIGHT noisy (a host-noise guard, or --noisy): its verdicts raise
+ * no alarm and it never joins a reference level. 0 or -1. */
+int history_night_flag_noisy(struct history *h, const char *night, const char *reason);
+/* Record an accepted change (verdict.h): from NIGHT on, VARIANT (NULL: all)
+ * and METRIC (label.metric; NULL: all) are judged against a level that
+ * starts at NIGHT. REASON is required; BY who. 0 or -1. */
+int history_accept(struct history *h, const char *night, const char *variant, const char *metric,
+		   const char *reason, const char *by);
+/* The latest night with a run of VARIANT, into OUT. 0, 1 none, -1 error. */
+int history_latest_night(struct history *h, const char *variant, char *out, size_t len);
 /* 1 if NIGHT is recorded, 0 if not, -1 on error. */
 int history_night_exists(struct history *h, const char *night);
-/* The latest night before BEFORE (by start) with a run of VARIANT on
- * HOST_ID with SUITE that ended with exit 0 or 3 (nothing regressed,
- * nothing failed). Writes its id to OUT; 0 found, 1 none, -1 error. */
-int history_last_good_night(struct history *h, const char *host_id, const char *suite,
-			    const char *variant, const char *before, char *out, size_t len);
 /* The results documents of VARIANT in NIGHT on HOST_ID, as a JSON array
  * (owned by the caller; empty when none). NULL on error. */
 json_object *history_night_docs(struct history *h, const char *night, const char *host_id,
@@ -106,10 +108,20 @@ struct history_series {
 };
 
 /* The nightly series of LABEL.METRIC for VARIANT on HOST_ID, SUITE and
- * ACCEL, oldest night first (nights up to and including UNTIL, NULL: all). */
+ * ACCEL, oldest night first (nights up to and including UNTIL, NULL: all;
+ * only the LAST latest of them, 0: all). Nights are in the order they were
+ * recorded in (nights.seq), never by their names. */
 int history_series(struct history *h, const char *host_id, const char *suite, const char *accel,
 		   const char *variant, const char *label, const char *metric, const char *until,
-		   struct history_series *out);
+		   int last, struct history_series *out);
 void history_series_release(struct history_series *s);
+
+/* For verdict.c and the tools: SQL prepared with its parameters ('s'
+ * text, NULL or "" as null; 'i' int; 'd' double); NULL after an error. */
+sqlite3_stmt *history_prepare(struct history *h, const char *sql, const char *types, ...);
+/* SQL without parameters (BEGIN IMMEDIATE, COMMIT); 0 or -1. */
+int history_exec(struct history *h, const char *sql, const char *what);
+/* One writing statement; 0, or -1 after an error naming WHAT. */
+int history_write(struct history *h, const char *what, const char *sql, const char *types, ...);
 
 #endif

@@ -22,7 +22,7 @@ static int has(const char *const *v, size_t n, const char *s)
 }
 
 int trends_build(struct history *h, const char *host_id, const char *suite, const char *accel,
-		 const char *const *variants, size_t nv, const char *until, struct trends *t)
+		 const char *const *variants, size_t nv, const char *until, int last, struct trends *t)
 {
 	sqlite3_stmt *st;
 	int rc, ret = 0;
@@ -31,11 +31,15 @@ int trends_build(struct history *h, const char *host_id, const char *suite, cons
 	t->until = until ? xstrdup(until) : NULL;
 	if (sqlite3_prepare_v2(h->db, "SELECT DISTINCT r.variant, s.label, s.metric FROM runs r "
 			       "JOIN samples s ON s.run = r.id WHERE r.night IS NOT NULL AND "
-			       "r.host_id = ? AND r.suite = ? ORDER BY r.variant, s.label, s.metric",
+			       "r.host_id = ?1 AND r.suite = ?2 AND r.id >= (SELECT coalesce(min(id), 0) FROM "
+			       "(SELECT id FROM runs WHERE host_id = ?1 AND suite = ?2 AND night IS NOT NULL "
+			       "ORDER BY id DESC LIMIT ?3)) ORDER BY r.variant, s.label, s.metric",
 			       -1, &st, NULL) != SQLITE_OK)
 		return error("history '%s': %s", h->path, sqlite3_errmsg(h->db));
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, suite, -1, SQLITE_TRANSIENT);
+	/* the metrics of the window's runs (a night has a run per variant) */
+	sqlite3_bind_int(st, 3, last > 0 ? 16 * last : -1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !ret) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
 		const char *l = (const char *)sqlite3_column_text(st, 1);
@@ -47,7 +51,7 @@ int trends_build(struct history *h, const char *host_id, const char *suite, cons
 		t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
 		tr = &t->v[t->n];
 		memset(tr, 0, sizeof(*tr));
-		if (history_series(h, host_id, suite, accel, v, l, m, until, &tr->s)) {
+		if (history_series(h, host_id, suite, accel, v, l, m, until, last, &tr->s)) {
 			history_series_release(&tr->s);
 			ret = -1;
 			break;

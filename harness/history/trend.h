@@ -24,9 +24,10 @@ struct trends {
 };
 
 /* Every label.metric the VARIANTS recorded in nights on HOST_ID with SUITE
- * and ACCEL, up to night UNTIL (NULL: all). 0 or -1. */
+ * and ACCEL, up to night UNTIL (NULL: all), the LAST latest nights of each
+ * (0: all). 0 or -1. */
 int trends_build(struct history *h, const char *host_id, const char *suite, const char *accel,
-		 const char *const *variants, size_t nv, const char *until, struct trends *t);
+		 const char *const *variants, size_t nv, const char *until, int last, struct trends *t);
 void trends_release(struct trends *t);
 /* Change points over all trends. */
 size_t trends_changes(const struct trends *t);

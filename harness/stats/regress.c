@@ -22,7 +22,7 @@ const char *regress_status_name(enum regress_status s)
 	return n[s];
 }
 
-static int wanted(const struct cmp_metric *m, const char *const *only, size_t nonly)
+int regress_wanted(const struct cmp_metric *m, const char *const *only, size_t nonly)
 {
 	char full[512], wm[512];
 	if (!nonly)
@@ -103,7 +103,7 @@ void regress_judge(const struct comparison *c, const char *const *only, size_t n
 	for (size_t i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
 		const struct cmp_cell *b = &m->cell[c->base], *x = &m->cell[cur];
-		if (!wanted(m, only, nonly))
+		if (!regress_wanted(m, only, nonly))
 			continue;
 		if (!x->n) {
 			add_case(r, (long)i, m->label, m->name, REG_ERROR,

@@ -33,6 +33,9 @@ struct regress {
 /* Judge current (group 1) against baseline (group 0) of C. Metrics whose
  * "label.metric", "workload.metric" or "metric" is not in ONLY (when
  * NONLY > 0) are left out. */
+/* M is among ONLY (metric, label, label.metric or workload.metric; all
+ * when NONLY is 0). */
+int regress_wanted(const struct cmp_metric *m, const char *const *only, size_t nonly);
 void regress_judge(const struct comparison *c, const char *const *only, size_t nonly,
 		   struct regress *r);
 void regress_release(struct regress *r);

@@ -207,7 +207,7 @@ static void detect(struct history *h, const char *metric, const char *label, str
 	struct cp_opts co;
 	history_host_id(doc, hid);
 	json_object_put(doc);
-	assert_int_equal(history_series(h, hid, "smoke", "kvm", "rt", label, metric, NULL, s), 0);
+	assert_int_equal(history_series(h, hid, "smoke", "kvm", "rt", label, metric, NULL, 0, s), 0);
 	x = calloc(s->n, sizeof(double));
 	for (size_t i = 0; i < s->n; i++)
 		x[i] = s->p[i].center;
