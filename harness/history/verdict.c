@@ -11,8 +11,8 @@
 
 void verdict_opts_init(struct verdict_opts *o)
 {
-	o->window = 7;
-	o->alpha = 0.001;
+	o->window = 10;
+	o->alpha = 0.003;
 	o->clear_alpha = 0.2;
 	o->clear_nights = 3;
 }
@@ -200,7 +200,11 @@ static int judge_regressed(struct history *h, const struct verdict_key *k, const
 		       pr->since_seq, rows + 1, c - 1);
 	if (nr < 0)
 		return -1;
+	/* the noise is the old level's: a lucky night among regressed ones
+	 * widens the pool's own spread, not the evidence that it is back */
 	pool = level_of(rows, nr + 1);
+	pool.var = v->ref.var;
+	pool.df = v->ref.df;
 	level_test(&pool, &v->ref, v->better, &change, &p);
 	if (!v->noisy && nr + 1 >= c && !SIG(p, o->clear_alpha)) {
 		v->state = VS_OK;
@@ -349,7 +353,7 @@ int verdict_record(struct history *h, const char *night, const struct verdict_ke
 		"ref_var, ref_df, change, p, anchor_change, anchor_p, message) SELECT id, seq, ?2, ?3, ?4, "
 		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, nullif(?14, 0), ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
 		"?22, ?23, ?24, ?25 FROM nights WHERE id = ?1",
-		"ssssssiiddsssisiidddddddds", night, k->host_id, k->suite, k->variant, k->label, k->metric,
+		"ssssssiiddsssisiiddddddds", night, k->host_id, k->suite, k->variant, k->label, k->metric,
 		v->better, (int)v->n, v->mean, v->sd, verdict_state_name(v->state), v->kind, v->since,
 		v->since_seq, v->since_kernel, v->nights, v->ref.nights, v->ref.mean, v->ref.var, v->ref.df,
 		v->change, v->p, v->anchor_change, v->anchor_p, v->message);
