@@ -321,6 +321,61 @@ out:
 	cmp_inputs_release(&in);
 }
 
+/* The latest change point of each trend, when it is in the worse direction
+ * by at least the metric's threshold and not accepted since: a failure in
+ * junit/changepoints.xml (exit 1; on a night flagged noisy, reported
+ * only). Better-direction ones are in the summary only. 0 or -1. */
+static int nightly_changepoints(struct night *n, const struct trends *t, const struct comparison *cmp)
+{
+	struct junit_case *cases = xcalloc(t->n + 1, sizeof(*cases));
+	struct strvec msgs = STRVEC_INIT;
+	char path[KB_PATH_MAX + 20];
+	size_t nc = 0;
+	int ret = 0;
+	for (size_t i = 0; i < t->n && !ret; i++) {
+		const struct trend *tr = &t->v[i];
+		const struct cp_point *p = tr->cp.n ? &tr->cp.v[tr->cp.n - 1] : NULL;
+		double ch = p ? p->after / p->before - 1 : 0;
+		const struct cmp_metric *m = NULL;
+		int acc;
+		for (size_t k = 0; p && k < cmp->nm && !m; k++)
+			if (!strcmp(cmp->m[k].label, tr->s.label) && !strcmp(cmp->m[k].name, tr->s.metric))
+				m = &cmp->m[k];
+		if (!m || (tr->s.better > 0 ? -ch : ch) < m->min_effect)
+			continue;
+		acc = verdict_accepted_since(&n->h, tr->s.p[p->index].night, tr->s.variant, tr->s.label,
+					     tr->s.metric);
+		if (acc < 0)
+			ret = -1;
+		if (acc)
+			continue;
+		strvec_pushf(&msgs, "%s %s %s: change point between nights %s and %s, %.4g -> %.4g %s (%+.1f%%, "
+			     "p %.3g), worse by more than its threshold (%.0f%%), not accepted", tr->s.variant,
+			     tr->s.label, tr->s.metric, tr->s.p[p->index - 1].night, tr->s.p[p->index].night,
+			     p->before, p->after, tr->s.unit ? tr->s.unit : "", ch * 100, p->p, m->min_effect * 100);
+		cases[nc++] = (struct junit_case){ tr->s.label, tr->s.metric, n->noisy ? "skipped" : "failure",
+						   n->noisy ? "too-noisy" : "change-point", msgs.v[msgs.n - 1], NULL };
+		sb_addf(&n->md, "- **change point** %s%s\n", msgs.v[msgs.n - 1],
+			n->noisy ? " (tonight is flagged noisy: reported only)" : "");
+		if (!n->noisy) {
+			n->exit = nightly_worst(n->exit, KB_EXIT_FAILED);
+			strvec_pushf(&n->regressed, "%s %s %s (change point at %s)", tr->s.variant, tr->s.label,
+				     tr->s.metric, tr->s.p[p->index].night);
+		}
+	}
+	if (!nc)
+		cases[nc++] = (struct junit_case){ "kbench.changepoints", "worse-and-not-accepted", NULL, NULL,
+						   NULL, NULL };
+	snprintf(path, sizeof(path), "%s/junit/changepoints.xml", n->dir);
+	if (!ret && junit_write(&(struct junit){ .name = "kbench nightly", .suite = "kbench nightly change points",
+						 .timestamp = jstr(n->doc, "started"), .cases = cases, .ncases = nc },
+				path))
+		ret = -1;
+	free(cases);
+	strvec_clear(&msgs);
+	return ret;
+}
+
 /* The night's own report: tonight's variants side by side, plus trends. */
 static int night_report(struct night *n, const struct nightly_cfg *c, const struct strvec *order)
 {
@@ -344,6 +399,8 @@ static int night_report(struct night *n, const struct nightly_cfg *c, const stru
 	}
 	cmp.trends_html = html.buf;
 	ret = report_write_dir(&cmp, n->dir);
+	if (nightly_changepoints(n, &t, &cmp))
+		ret = -1;
 	comparison_release(&cmp);
 	if (trends_changes(&t)) {
 		sb_adds(&n->md, "#### Change points in the trends\n\n");
@@ -846,6 +903,8 @@ static void nightly_finish(struct night *n, const struct strvec *order)
 	int have_dir = n->dir[0] && path_exists(n->dir);
 	iso8601_now(ts, sizeof(ts));
 	if (have_dir && !json_object_array_length(json_object_object_get(n->doc, "comparisons")) &&
+	    !(json_object_object_get(n->doc, "verdicts") &&
+	      json_object_array_length(json_object_object_get(n->doc, "verdicts"))) &&
 	    nightly_junit_none(n, ts))
 		n->exit = KB_EXIT_USAGE;
 	sb_addf(&one, "exit %d", n->exit);

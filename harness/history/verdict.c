@@ -367,3 +367,19 @@ int verdict_record(struct history *h, const char *night, const struct verdict_ke
 			     k->label, k->metric, sqlite3_errmsg(h->db));
 	return 0;
 }
+
+int verdict_accepted_since(struct history *h, const char *night, const char *variant, const char *label,
+			   const char *metric)
+{
+	char *lm = xasprintf("%s.%s", label, metric);
+	sqlite3_stmt *st = history_prepare(h, "SELECT 1 FROM accepts WHERE seq >= (SELECT seq FROM nights "
+					   "WHERE id = ?1) AND (variant IS NULL OR variant = ?2) AND "
+					   "(metric IS NULL OR metric = ?3) LIMIT 1", "sss", night, variant, lm);
+	int rc;
+	free(lm);
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

@@ -71,6 +71,10 @@ int verdict_judge(struct history *h, const char *night, const struct verdict_key
 /* Record V as NIGHT's verdict for K (the caller holds the transaction). */
 int verdict_record(struct history *h, const char *night, const struct verdict_key *k,
 		   const struct verdict *v);
+/* 1 when a change of VARIANT's LABEL.METRIC was accepted at NIGHT or
+ * later (a change point there is known), 0 if not, -1 on error. */
+int verdict_accepted_since(struct history *h, const char *night, const char *variant, const char *label,
+			   const char *metric);
 /* "ok", "regressed" or "noisy". */
 const char *verdict_state_name(enum verdict_state s);
 

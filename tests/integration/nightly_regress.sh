@@ -1,14 +1,17 @@
 #!/bin/sh
 # kbench nightly on stored synthetic runs (build/synth-runs; nothing
-# boots): a first night, a second like it (nothing regressed), then a
-# night whose rt run has hackbench 30% slower (the injected regression):
-# exit 1, and a JUnit <failure> naming the metric, against both the last
-# good night and the pinned baseline; the regressed night is not "good",
-# so the next night is judged against the one before it. Then kbench merge
+# boots): four nights make the level, then two nights whose rt run has
+# hackbench 30% slower (the injected regression): exit 1 both nights, a
+# JUnit <failure> "regressed since night n5 (kernel ...), 2 nights, not
+# accepted" and against the pinned baseline; fixed, it is green again
+# without an accept; a deliberate change is accepted with a reason and who,
+# and shown; a night flagged noisy exits 3 without an alarm. Then kbench merge
 # of two hosts' nights: kept per host, pooled only with --pool-hosts, exit
 # the worst night's. Bad configs give exit 2 naming file and line.
 . "$(dirname "$0")/../lib.sh"
+t0=$(date +%s)
 S="$top/build/synth-runs"
+need_tool sqlite3 "the test reads the verdicts table"
 [ -x "$S" ] || skip "build/synth-runs missing (make test builds it)"
 py=/usr/bin/python3
 r="$tmp/r"
@@ -28,75 +31,106 @@ night() { # NAME SEED HOST [synth options for rt]
 	"$S" "$tmp/in/$name/ml" mainline "$name-mainline" "${seed}1" --host "$host" >/dev/null
 	"$S" "$tmp/in/$name/rt" rt "$name-rt" "${seed}2" --host "$host" "$@" >/dev/null
 }
-night n1 1 testhost; night n2 2 testhost; night n4 4 testhost
-night n3 3 testhost --scale hackbench.time=1.3
+for i in 1 2 3 4 7 8 9 10 11 12; do night n$i $i testhost; done
+for i in 5 6 13 14 16; do night n$i $i testhost --scale hackbench.time=1.3; done
+night n15 15 testhost --scale hackbench.time=2.0
 night other 5 otherhost
 
 expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n1 --runs "$tmp/in/n1"
-expect_out "no earlier good night"
-grep -q '<skipped type="first-night"' "$r/nightly/n1/junit/nightly.xml" && ok "first night: a JUnit file saying so" ||
+expect_out "rt against its level: exit 0 (4 metrics)"
+grep -q "the level starts here" "$r/nightly/n1/summary.md" 2>/dev/null ||
+	grep -q "4 metrics judged, exit 0" "$r/nightly/n1/summary.md" && ok "first night: the level starts" ||
+	bad "first night summary"
+grep -q 'failures="0"' "$r/nightly/n1/junit/rt-verdicts.xml" && ok "first night: a JUnit file without failures" ||
 	bad "first night JUnit"
-expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n2 --runs "$tmp/in/n2" --baseline n1
-expect_out "rt against the last-good night n1: exit 0"
-expect_out "the pinned baseline night .n1. is also its last good night"
+for i in 2 3 4; do
+	expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n$i --runs "$tmp/in/n$i" --baseline n1
+done
+expect_out "rt against the pinned night n1: exit 0"
 
-# the injected regression
-expect_exit 1 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n3 --runs "$tmp/in/n3" --baseline n1
-expect_out "rt against the last-good night n2: exit 1"
+# the injected regression: red, and red again the next night
+expect_exit 1 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n5 --runs "$tmp/in/n5" --baseline n1
+expect_out "rt against its level: exit 1"
 expect_out "rt against the pinned night n1: exit 1"
-expect_out "mainline against the last-good night n2: exit 0"
-expect_out "| \*\*regressed\*\* | hackbench time |"
-for f in rt-vs-last-good rt-vs-pinned; do
-	x="$r/nightly/n3/junit/$f.xml"
-	grep -q '<testcase classname="hackbench" name="time" time="0">' "$x" &&
-		grep -q '<failure type="regression" message="hackbench time regressed: ' "$x" &&
-		ok "$f.xml: a failure naming hackbench time" || { bad "$f.xml"; cat "$x"; }
-	[ "$(grep -c '<failure' "$x")" = 1 ] && ok "$f.xml: only that one" || bad "$f.xml: other failures"
+expect_out "mainline against its level: exit 0"
+expect_exit 1 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n6 --runs "$tmp/in/n6" --baseline n1
+expect_out "regressed since night n5 (kernel [^)]*), 2 nights, not accepted"
+x="$r/nightly/n6/junit/rt-verdicts.xml"
+grep -q '<testcase classname="hackbench" name="time" time="0">' "$x" &&
+	grep -q '<failure type="regression" message="hackbench time: regressed since night n5 (kernel .*), 2 nights, not accepted' "$x" &&
+	ok "rt-verdicts.xml: a failure naming hackbench time, since n5, 2 nights" || { bad "rt-verdicts.xml"; cat "$x"; }
+[ "$(grep -c '<failure' "$x")" = 1 ] && ok "rt-verdicts.xml: only that one" || bad "rt-verdicts.xml: other failures"
+for f in rt-verdicts rt-vs-pinned mainline-verdicts changepoints; do
 	if command -v xmllint >/dev/null; then
-		xmllint --noout --schema "$top/tests/fixtures/junit/junit.xsd" "$x" 2>/dev/null &&
+		xmllint --noout --schema "$top/tests/fixtures/junit/junit.xsd" "$r/nightly/n6/junit/$f.xml" 2>/dev/null &&
 			ok "$f.xml valid JUnit" || bad "$f.xml invalid"
 	fi
 done
-grep -c '<failure' "$r/nightly/n3/junit/mainline-vs-last-good.xml" | grep -qx 0 && ok "mainline: no failure" ||
+grep -c '<failure' "$r/nightly/n6/junit/mainline-verdicts.xml" | grep -qx 0 && ok "mainline: no failure" ||
 	bad "mainline failed"
-$py - "$r/nightly/n3/nightly.json" <<'PY' && ok "nightly.json records the verdicts" || bad "nightly.json"
+$py - "$r/nightly/n6/nightly.json" <<'PY' && ok "nightly.json records the verdicts" || bad "nightly.json"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "kbench-nightly" and d["exit"] == 1 and d["night"] == "n3"
-assert d["last_good_night"] == {"mainline": "n2", "rt": "n2"} and d["pinned_baseline"] == "n1"
+assert d["schema"] == "kbench-nightly" and d["exit"] == 1 and d["night"] == "n6"
+assert d["pinned_baseline"] == "n1"
+v = {(x["variant"], x["label"], x["metric"]): x for x in d["verdicts"]}
+h = v[("rt", "hackbench", "time")]
+assert h["state"] == "regressed" and h["since_night"] == "n5" and h["nights"] == 2, h
+assert v[("mainline", "hackbench", "time")]["state"] == "ok"
 c = {(x["variant"], x["against"]): x for x in d["comparisons"]}
-assert c[("rt", "last-good")]["exit"] == 1 and c[("rt", "pinned")]["exit"] == 1
-assert c[("mainline", "last-good")]["exit"] == 0
-assert any("hackbench time regressed" in f for f in c[("rt", "last-good")]["failures"])
+assert c[("rt", "pinned")]["exit"] == 1
 s = {(x["variant"], x["label"], x["metric"]): x for x in d["trends"]["series"]}
-assert len(s[("rt", "hackbench", "time")]["points"]) == 3
+assert len(s[("rt", "hackbench", "time")]["points"]) == 6
 PY
-grep -q "REGRESSION (exit 1)" "$r/nightly/n3/summary.md" && ok "summary.md says REGRESSION" || bad "summary.md"
+grep -q "REGRESSION (exit 1)" "$r/nightly/n6/summary.md" && ok "summary.md says REGRESSION" || bad "summary.md"
 
-# n3 regressed, so it is not the last good night of n4
-expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n4 --runs "$tmp/in/n4"
-expect_out "rt against the last-good night n2: exit 0"
+# fixed: green again without an accept, once the last nights pool back at
+# the old level (clear_nights = 3: within a few nights)
+green=
+for i in 7 8 9 10 11 12; do
+	"$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n$i --runs "$tmp/in/n$i" >"$tmp/out" 2>&1
+	rc=$?
+	case $rc in
+	0) green=n$i; break ;;
+	1) grep -q "regressed since night n5" "$tmp/out" || { bad "n$i red for another reason"; cat "$tmp/out"; } ;;
+	*) bad "n$i exit $rc"; cat "$tmp/out" ;;
+	esac
+done
+[ -n "$green" ] && grep -q "back at its level" "$r/nightly/$green/summary.md" &&
+	ok "fixed regression green again at $green without an accept" || bad "never green again after the fix"
 expect_exit 0 "$KB" history nights
-expect_out "^n3 .* 1  *mainline rt"
-expect_out "regressed rt hackbench time (vs last-good)"
+expect_out "regressed rt hackbench time since n5 (2 nights)"
 
-# a deliberate change is accepted by hand: the night that brought it
-# fails, is accepted, and the next night like it is judged against it
-night n6 6 testhost --scale hackbench.time=1.3
-night n7 7 testhost --scale hackbench.time=1.3
-expect_exit 1 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n6 --runs "$tmp/in/n6"
-expect_out "rt against the last-good night n4: exit 1"
-expect_exit 0 "$KB" history accept n6
-expect_out "night n6 accepted"
-expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n7 --runs "$tmp/in/n7"
-expect_out "rt against the last-good night n6: exit 0"
-expect_exit 2 "$KB" history accept nosuchnight
+# a deliberate change is accepted by hand, with a reason and who
+expect_exit 1 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n13 --runs "$tmp/in/n13"
+expect_exit 2 "$KB" history accept n13 --variant rt --metric hackbench.time
+expect_out "needs a reason"
+expect_exit 2 "$KB" history accept n13 --variant rt --metric hackbench.nosuch --reason x
+expect_out "no metric 'hackbench.nosuch'"
+expect_exit 0 env KBENCH_USER=alice "$KB" history accept --variant rt --metric hackbench.time \
+	--reason "new scheduler default, slower on purpose"
+expect_out "night n13 accepted for rt, hackbench.time by alice"
+expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n14 --runs "$tmp/in/n14"
+grep -q "accepted: night n13 accepted (rt, hackbench.time) by alice on .*: new scheduler default" \
+	"$r/nightly/n14/summary.md" && ok "the summary shows who accepted what and why" || bad "accept not shown"
+expect_exit 2 "$KB" history accept nosuchnight --reason x
 expect_out "no night 'nosuchnight'"
+
+# a night a host-noise guard flagged: exit 3, no alarm, not in any level
+expect_exit 3 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n15 --runs "$tmp/in/n15" --noisy "load 9 on the host"
+grep -c '<failure' "$r/nightly/n15/junit/rt-verdicts.xml" | grep -qx 0 && ok "noisy night: no failure" || bad "noisy night failed"
+expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n16 --runs "$tmp/in/n16"
+n=$(sqlite3 "$KBENCH_HISTORY" "SELECT count(*) FROM verdicts WHERE night = 'n15' AND state = 'noisy'" 2>/dev/null)
+[ "$n" = 8 ] && ok "noisy night recorded as such (not in a level)" || bad "noisy verdicts: $n"
+# nights are listed in the order they ran, not by name (n13 after n7)
+expect_exit 0 "$KB" history nights
+grep -n '^n7 \|^n13 ' "$tmp/out" | tr '\n' ' ' | grep -q '^[0-9]*:n7 .*:n13 ' &&
+	ok "nights in recorded order (n7 before n13)" || { bad "night order"; cat "$tmp/out"; }
 
 # refused: a night twice, an unknown pinned night, bad config lines
 expect_exit 2 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n4 --runs "$tmp/in/n4"
 expect_out "night 'n4' is already in the history"
-expect_exit 2 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n5 --runs "$tmp/in/n4" --baseline nosuch
+expect_exit 2 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night x5 --runs "$tmp/in/n4" --baseline nosuch
 expect_out "pinned baseline night 'nosuch' is not in the history"
 printf '[nightly]\nsuite = quick\nvariants = rt\nloops = 3\n' >"$tmp/bad.ini"
 expect_exit 2 "$KB" nightly --config "$tmp/bad.ini" --reports "$r"
@@ -104,7 +138,10 @@ expect_out "bad.ini' line 4: unknown key 'loops'"
 printf '[nightly]\nsuite = quick\nvariants = rt nosuchvariant\n' >"$tmp/bad2.ini"
 expect_exit 2 "$KB" nightly --config "$tmp/bad2.ini" --reports "$r"
 expect_out "nosuchvariant"
-[ -d "$r/nightly/n5" ] && bad "a refused night left a directory" || ok "a refused night writes nothing"
+[ -d "$r/nightly/x5" ] && bad "a refused night left a directory" || ok "a refused night writes nothing"
+printf '[nightly]\nsuite = quick\nvariants = rt\nwindow = 1\n' >"$tmp/bad3.ini"
+expect_exit 2 "$KB" nightly --config "$tmp/bad3.ini" --reports "$r"
+expect_out "bad3.ini' line 4: window expects a whole number 2..100, got '1'"
 
 # another host's night: never judged against testhost's
 expect_exit 0 env KBENCH_HISTORY="$tmp/other.sqlite" "$KB" nightly --config "$tmp/n.ini" --reports "$tmp/ro" \
@@ -113,7 +150,7 @@ expect_exit 2 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night mixed -
 expect_out "ran on another host"
 
 # merge: two hosts' nights, one regressed
-expect_exit 1 "$KB" merge "$r/nightly/n3" "$tmp/ro/nightly/o1" --out "$tmp/m"
+expect_exit 1 "$KB" merge "$r/nightly/n5" "$tmp/ro/nightly/o1" --out "$tmp/m"
 expect_out "2 hosts"
 expect_out "each variant kept per host"
 $py - "$tmp/m/comparison.json" "$tmp/m/merge.json" <<'PY' && ok "merge keeps each host's runs apart" || bad "merge groups"
@@ -123,10 +160,10 @@ names = [v["name"] for v in c["variants"]]
 assert sorted(names) == ["mainline@otherhost", "mainline@testhost", "rt@otherhost", "rt@testhost"], names
 assert m["exit"] == 1 and sorted(m["hosts"]) == ["otherhost", "testhost"] and not m["pooled_hosts"]
 PY
-ls "$tmp/m/junit" | grep -q "testhost-n3-rt-vs-last-good.xml" && ok "merged JUnit files" || bad "merged junit"
-expect_exit 2 "$KB" merge "$r/nightly/n3" "$tmp/ro/nightly/o1" --out "$tmp/m2" --baseline rt
+ls "$tmp/m/junit" | grep -q "testhost-n5-rt-verdicts.xml" && ok "merged JUnit files" || bad "merged junit"
+expect_exit 2 "$KB" merge "$r/nightly/n5" "$tmp/ro/nightly/o1" --out "$tmp/m2" --baseline rt
 expect_out "baseline 'rt' ran on 2 hosts"
-expect_exit 1 "$KB" merge "$r/nightly/n3" "$tmp/ro/nightly/o1" --out "$tmp/m3" --pool-hosts --baseline mainline
+expect_exit 1 "$KB" merge "$r/nightly/n5" "$tmp/ro/nightly/o1" --out "$tmp/m3" --pool-hosts --baseline mainline
 $py - "$tmp/m3/comparison.json" <<'PY' && ok "--pool-hosts pools, flagged" || bad "pooled"
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -135,4 +172,5 @@ assert sorted(v) == ["mainline", "rt"], list(v)
 assert any("POOLED" in w for w in c["warnings"]), c["warnings"]
 PY
 expect_exit 0 "$KB" merge "$r/nightly/n4" --out "$tmp/m4"
+echo "nightly_regress: $(($(date +%s) - t0)) s"
 finish
