@@ -32,7 +32,7 @@ expect_exit 0 "$KB" history --metric nosuchmetric
 expect_out "^0 runs"
 n=$(sqlite3 "$db" "SELECT count(*) FROM samples")
 [ "$n" = 120 ] && ok "120 samples (6 runs x 5 iterations x 4 metrics)" || bad "samples: $n"
-[ "$(sqlite3 "$db" 'PRAGMA user_version')" = 2 ] && ok "schema version 2" || bad "user_version"
+[ "$(sqlite3 "$db" 'PRAGMA user_version')" = 3 ] && ok "schema version 3" || bad "user_version"
 
 # killed mid-transaction after its 50th sample: the run being written is
 # gone, the committed ones are whole
@@ -98,9 +98,9 @@ expect_out "1 run added, 0 already there"
 
 # newer schema, foreign database, missing database
 cp "$db" "$tmp/new.sqlite"
-sqlite3 "$tmp/new.sqlite" "PRAGMA user_version = 3"
+sqlite3 "$tmp/new.sqlite" "PRAGMA user_version = 4"
 expect_exit 2 env KBENCH_HISTORY="$tmp/new.sqlite" "$KB" history
-expect_out "schema version 3, newer than the 2 this kbench knows"
+expect_out "schema version 4, newer than the 3 this kbench knows"
 expect_exit 2 env KBENCH_HISTORY="$tmp/new.sqlite" "$KB" history import "$tmp/runs/rt-1"
 sqlite3 "$tmp/other.sqlite" "CREATE TABLE t (x)"
 expect_exit 2 env KBENCH_HISTORY="$tmp/other.sqlite" "$KB" history
