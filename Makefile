@@ -107,6 +107,15 @@ $(O)/synth-runs: tests/tools/synth_runs.c tests/unit/synth.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $< $(LIB_OBJ) $(LIBS)
 
+# A synthetic history of 10 hosts x 4 variants x 3 years, then the time of
+# one more night and of kbench history trends (docs/nightly.md).
+$(O)/nightly-bench-seed: tests/tools/nightly_bench_seed.c tests/unit/synth.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KB_CFLAGS) $(DEFS) -o $@ $< $(LIB_OBJ) $(LIBS)
+
+nightly-bench: all $(O)/synth-runs $(O)/nightly-bench-seed
+	sh tests/check/nightly-bench.sh
+
 test: deps all unit $(O)/synth-runs
 	@sh harness/deps.sh test
 	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
@@ -114,7 +123,7 @@ test: deps all unit $(O)/synth-runs
 clean:
 	rm -rf $(O) kbench
 
-.PHONY: all deps bench overhead kernel kernel-check kernel-bench kbuild-bench unit test clean
+.PHONY: all deps bench overhead kernel kernel-check kernel-bench kbuild-bench nightly-bench unit test clean
 
 # Fuzzing (issue 5): one libFuzzer binary per parser of untrusted input
 # (fuzz/targets.c), built with Debian's clang (`sh harness/deps.sh fuzz`).

@@ -794,13 +794,15 @@ int history_series(struct history *h, const char *host_id, const char *suite, co
 	out->label = xstrdup(label);
 	out->metric = xstrdup(metric);
 	out->better = -1;
-	/* one point per night: a night's runs of the variant are pooled */
+	/* one point per night: a night's runs of the variant are pooled. CROSS
+	 * JOIN and the unary + keep SQLite on the variant's runs (runs_host) and
+	 * only their samples, never every sample of the metric in the history */
 	if (sqlite3_prepare_v2(h->db,
 			       "SELECT r.night, r.run_id, r.started, r.source, r.patch_hash, r.config_hash, "
 			       "r.kernel_release, s.value, s.unit, s.better, n.started FROM runs r "
-			       "JOIN nights n ON n.id = r.night JOIN samples s ON s.run = r.id "
+			       "CROSS JOIN nights n ON n.id = r.night CROSS JOIN samples s ON s.run = r.id "
 			       "WHERE r.host_id = ?1 AND r.suite = ?2 AND coalesce(r.accel, '') = ?3 "
-			       "AND r.variant = ?4 AND s.label = ?5 AND s.metric = ?6 AND "
+			       "AND r.variant = ?4 AND +s.label = ?5 AND +s.metric = ?6 AND "
 			       "(?7 IS NULL OR n.seq <= (SELECT seq FROM nights WHERE id = ?7)) AND "
 			       "(?8 <= 0 OR n.seq >= (SELECT min(seq) FROM (SELECT DISTINCT n2.seq FROM runs r2 "
 			       "JOIN nights n2 ON n2.id = r2.night WHERE r2.host_id = ?1 AND r2.suite = ?2 AND "
