@@ -565,7 +565,7 @@ static int nightly_open(const struct nightly_args *a, const struct nightly_cfg *
 	iso8601_now(ts, sizeof(ts));
 	n->doc = json_object_new_object();
 	json_object_object_add(n->doc, "schema", json_object_new_string("kbench-nightly"));
-	json_object_object_add(n->doc, "schema_version", json_object_new_int(1));
+	json_object_object_add(n->doc, "schema_version", json_object_new_int(2));
 	json_object_object_add(n->doc, "night", json_object_new_string(n->id));
 	json_object_object_add(n->doc, "config", json_object_new_string(c->path));
 	json_object_object_add(n->doc, "history", json_object_new_string(hpath));
@@ -758,7 +758,10 @@ static int verdict_out(struct night *n, const char *variant, const struct cmp_me
 	if (open)
 		strvec_pushf(&n->regressed, "%s %s %s since %s (%d nights)", variant, m->label, m->name,
 			     v->since, v->nights);
-	return open ? KB_EXIT_FAILED : v->state == VS_NOISY ? KB_EXIT_NOISY : KB_EXIT_OK;
+	/* too noisy to decide: flagged, or a level there was to judge against
+	 * (a first night decides nothing and exits 0) */
+	return open ? KB_EXIT_FAILED : v->state == VS_NOISY && (n->noisy || v->ref.nights) ?
+		KB_EXIT_NOISY : KB_EXIT_OK;
 }
 
 /* Every metric of variant G tonight against its level (verdict.h),

@@ -15,14 +15,9 @@
 #include "../unit/synth.h"
 
 static const char *const variants[] = { "mainline", "rt", "rt-upstream", "rt-adaptive" };
-/* as synth_runs.c */
-static const struct synth_metric m[] = {
-	{ "hackbench", "hackbench", "time", "s", "lower", 2.0, 0.02 },
-	{ "dbench", "dbench", "throughput", "MB/s", "higher", 300, 0.02 },
-	{ "cyclictest", "cyclictest", "lat_avg", "us", "lower", 12, 0.02 },
-	{ "cyclictest", "cyclictest", "lat_max", "us", "lower", 100, 0.05 },
-};
-#define NM (sizeof(m) / sizeof(m[0]))
+/* build/synth-runs' metrics */
+#define m synth_nightly
+#define NM SYNTH_NIGHTLY_N
 
 struct stmts {
 	sqlite3_stmt *night, *run, *sample, *verdict;

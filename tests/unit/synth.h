@@ -59,6 +59,16 @@ static const struct synth_metric synth_quick[] = {
 };
 #define SYNTH_QUICK_N (sizeof(synth_quick) / sizeof(synth_quick[0]))
 
+/* The four quiet metrics (2-5% CV) of build/synth-runs and make
+ * nightly-bench's history, so that a verdict does not hang on luck. */
+#define SYNTH_NIGHTLY_N 4
+static const struct synth_metric synth_nightly[SYNTH_NIGHTLY_N] = {
+	{ "hackbench", "hackbench", "time", "s", "lower", 2.0, 0.02 },
+	{ "dbench", "dbench", "throughput", "MB/s", "higher", 300, 0.02 },
+	{ "cyclictest", "cyclictest", "lat_avg", "us", "lower", 12, 0.02 },
+	{ "cyclictest", "cyclictest", "lat_max", "us", "lower", 100, 0.05 },
+};
+
 /* Lognormal with mean MEAN and coefficient of variation CV. */
 static inline double synth_draw(gsl_rng *r, double mean, double cv)
 {

@@ -143,26 +143,7 @@ static void test_flat_none(void **state)
 
 /* ---- the same through a history database ---- */
 
-static char dir[64];
-static char db[128];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/kbench-cp.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(db, sizeof(db), "%s/history.sqlite", dir);
-	kb_quiet = 1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	rm_rf(dir);
-	return 0;
-}
+#include "tmpdb.h"
 
 static const struct synth_metric m[] = {
 	{ "hackbench", "hackbench", "time", "s", "lower", 2.0, 0.03 },

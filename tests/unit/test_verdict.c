@@ -19,26 +19,7 @@
 #include "history/verdict.h"
 #include "synth.h"
 
-static char dir[64];
-static char db[128];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/kbench-verdict.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(db, sizeof(db), "%s/history.sqlite", dir);
-	kb_quiet = 1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	rm_rf(dir);
-	return 0;
-}
+#include "tmpdb.h"
 
 /* A scenario: NIGHTS nights of ITER values around 100 with noise CV; the
  * metric's mean is multiplied by factor(i) (worse or better as BETTER
