@@ -6,6 +6,7 @@
 #include "cli/cmd_compare.h"
 #include "cli/runopts.h"
 #include "core/config.h"
+#include "core/hostnoise.h"
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "core/spawn.h"
@@ -28,16 +29,22 @@ static const char campaign_usage[] =
 	"usage: kbench campaign [--kernels \"A B ...\"] [--suite SUITE] [--iterations N]\n"
 	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
 	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S] [--boot-retries N]\n"
-	"         [--backend NAME]\n"
+	"         [--backend NAME] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
+	"         [--busy-wait S]\n"
 	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
 	"  runs every variant interleaved: iteration i of every variant before\n"
 	"  iteration i+1 of any, in an order shuffled per round (seeded, recorded);\n"
 	"  --warmup N discarded rounds first. Writes REPORTS/compare/ID/ with each\n"
 	"  run's results, campaign.json, comparison.json and report.html.\n"
 	"  default --kernels: every variant whose kernel can be had (prebuilt\n"
-	"  packages, and source-built variants already built); default suite quick\n";
+	"  packages, and source-built variants already built); default suite quick\n"
+	"  before each run the host is watched for 3 s: when other processes use\n"
+	"  --busy-threshold %% (default 10) of its CPU or more, --busy-host flag (the\n"
+	"  default) warns and goes on, wait waits up to --busy-wait S (600) for it to\n"
+	"  quieten, refuse stops the campaign (exit 2; --resume finishes it later);\n"
+	"  every iteration is sampled and flagged busy in results.json either way\n";
 
-enum { K_KERNELS = RO_END, K_WARMUP, K_SEED, K_BASELINE, K_ID, K_HELP };
+enum { K_KERNELS = RO_END, K_WARMUP, K_SEED, K_BASELINE, K_ID, K_BUSY_HOST, K_BUSY_WAIT, K_HELP };
 
 struct campaign {
 	json_object *doc;          /* campaign.json */
@@ -49,6 +56,8 @@ struct campaign {
 	const char *id, *baseline;
 	char idbuf[KB_ID_MAX + 1];
 	int iterations, warmup;
+	enum busy_host busy;       /* --busy-host */
+	int busy_wait;             /* --busy-wait seconds */
 	uint32_t seed;
 	struct suite s;
 	int failed, stop;
@@ -124,6 +133,8 @@ static int campaign_parse(int argc, char **argv, struct campaign *cp)
 		{ "seed", required_argument, NULL, K_SEED },
 		{ "baseline", required_argument, NULL, K_BASELINE },
 		{ "id", required_argument, NULL, K_ID },
+		{ "busy-host", required_argument, NULL, K_BUSY_HOST },
+		{ "busy-wait", required_argument, NULL, K_BUSY_WAIT },
 		{ "help", no_argument, NULL, K_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -149,6 +160,8 @@ static int campaign_parse(int argc, char **argv, struct campaign *cp)
 		case K_SEED: bad = parse_u32_opt("--seed", optarg, &cp->seed); break;
 		case K_BASELINE: cp->baseline = optarg; break;
 		case K_ID: cp->id = optarg; break;
+		case K_BUSY_HOST: bad = busy_host_parse(optarg, &cp->busy); break;
+		case K_BUSY_WAIT: bad = parse_int_opt("--busy-wait", optarg, 1, 86400, &cp->busy_wait); break;
 		case K_HELP:
 			fputs(campaign_usage, stdout);
 			return -1;
@@ -361,6 +374,9 @@ static int campaign_run(struct campaign *cp, const char *variant, int round, int
 	} else {
 		printf("kbench campaign: %s %d/%d, run %d/%d: %s\n", what, round, rounds, pos, npos,
 		       variant);
+		if (hostnoise_gate(cp->busy, o.busy_threshold > 0 ? o.busy_threshold :
+					     HOSTNOISE_THRESHOLD_PCT, cp->busy_wait))
+			return -1;
 		rc = run_bench(&o, &r);
 		run_result_release(&r);
 	}
@@ -480,6 +496,8 @@ int cmd_campaign(int argc, char **argv)
 	cp.kernels = (struct strvec)STRVEC_INIT;
 	cp.ro.suite = "quick";
 	cp.seed = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+	cp.busy = BUSY_FLAG;
+	cp.busy_wait = 600;
 	ret = campaign_parse(argc, argv, &cp);
 	if (ret) {
 		ret = ret < 0 ? KB_EXIT_OK : ret;

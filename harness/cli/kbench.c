@@ -39,6 +39,8 @@ static void usage(FILE *f)
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
 		"              --backend NAME (how the guest runs; default qemu)\n"
 		"              --scratch DIR (local backend: an empty directory for dbench)\n"
+		"              --busy-threshold PCT (other processes' share of the host's CPU\n"
+		"              that flags an iteration busy; default 10)\n"
 		"              --boot-timeout S (QEMU start to agent ready; default 180 TCG, 60 KVM)\n"
 		"              --boot-retries N (boot again after a failed boot, which stays\n"
 		"              in results.json; default 1, 0 = never)\n"

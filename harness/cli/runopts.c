@@ -36,6 +36,12 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_BOOT_TIMEOUT:
 		bad = parse_int_opt("--boot-timeout", arg, 1, 3600, &o->boot_timeout_s);
 		break;
+	case RO_BUSY_THRESHOLD: {
+		int pct;
+		bad = parse_int_opt("--busy-threshold", arg, 1, 100, &pct);
+		o->busy_threshold = pct;
+		break;
+	}
 	case RO_BOOT_RETRIES:
 		bad = parse_int_opt("--boot-retries", arg, 0, 10, &o->boot_retries);
 		o->boot_retries_set = 1;

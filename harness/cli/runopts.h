@@ -12,12 +12,12 @@
 enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
 	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
-	RO_KIMAGE, RO_KMODULES, RO_KCONFIG,
+	RO_KIMAGE, RO_KMODULES, RO_KCONFIG, RO_BUSY_THRESHOLD,
 	RO_END /* a command's own options start here or above */
 };
 
 /* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend
- * --scratch */
+ * --scratch --busy-threshold */
 #define RUNOPTS_GUEST                                                      \
 	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
 	{ "memory", required_argument, NULL, RO_MEM },                     \
@@ -25,7 +25,8 @@ enum {
 	{ "boot-timeout", required_argument, NULL, RO_BOOT_TIMEOUT },      \
 	{ "boot-retries", required_argument, NULL, RO_BOOT_RETRIES },      \
 	{ "backend", required_argument, NULL, RO_BACKEND },                \
-	{ "scratch", required_argument, NULL, RO_SCRATCH }
+	{ "scratch", required_argument, NULL, RO_SCRATCH },                \
+	{ "busy-threshold", required_argument, NULL, RO_BUSY_THRESHOLD }
 
 /* How much and where: --iterations --reports */
 #define RUNOPTS_WHERE                                                      \

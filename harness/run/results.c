@@ -162,6 +162,36 @@ void results_summarize(json_object *doc)
 	}
 	free(all);
 	json_object_object_add(doc, "summary", sum);
+	results_host_noise(doc);
+}
+
+void results_host_noise(json_object *doc)
+{
+	json_object *its = jget(doc, "iterations"), *o, *busy = json_object_new_array();
+	double most = 0, threshold = 0;
+	int with = 0;
+	for (size_t i = 0; its && i < json_object_array_length(its); i++) {
+		json_object *it = json_object_array_get_idx(its, i);
+		json_object *hn = jget(it, "host_noise");
+		if (!hn || json_object_get_boolean(jget(it, "warmup")))
+			continue;
+		with++;
+		most = fmax(most, json_object_get_double(jget(hn, "other_cpu_pct")));
+		threshold = json_object_get_double(jget(hn, "threshold_pct"));
+		if (json_object_get_boolean(jget(hn, "busy")))
+			json_object_array_add(busy, json_object_new_int(json_object_get_int(jget(it, "index"))));
+	}
+	if (!with) { /* no samples (results written before the guard): no key */
+		json_object_put(busy);
+		return;
+	}
+	o = json_object_new_object();
+	jset_int(o, "iterations", with);
+	jset_int(o, "busy", (int)json_object_array_length(busy));
+	jset(o, "busy_iterations", busy);
+	jset_num(o, "max_other_cpu_pct", most);
+	jset_num(o, "threshold_pct", threshold);
+	jset(doc, "host_noise", o);
 }
 
 /* ---- validation ---- */
@@ -191,6 +221,34 @@ static int need(json_object *o, const char *key, json_type t, int nullable, cons
 	if (!json_object_is_type(v, t))
 		return verr(err, len, "%s: '%s' should be a %s, is a %s", where, key,
 			    json_type_to_name(t), json_type_to_name(json_object_get_type(v)));
+	return 0;
+}
+
+/* An iteration's host_noise, when there (hostnoise.h). */
+static int check_host_noise(json_object *it, const char *where, char *err, size_t len)
+{
+	static const char *const pcts[] = { "other_cpu_pct", "own_cpu_pct", "psi_cpu_some_pct",
+					    "threshold_pct", NULL };
+	json_object *hn;
+	char w[96];
+	if (!json_object_object_get_ex(it, "host_noise", &hn))
+		return 0;
+	snprintf(w, sizeof(w), "%s host_noise", where);
+	if (!json_object_is_type(hn, json_type_object))
+		return verr(err, len, "%s: not an object", w);
+	if (need(hn, "other_cpu_pct", json_type_double, 0, w, err, len) ||
+	    need(hn, "threshold_pct", json_type_double, 0, w, err, len) ||
+	    need(hn, "busy", json_type_boolean, 0, w, err, len))
+		return -1;
+	for (int i = 0; pcts[i]; i++) {
+		json_object *x = jget(hn, pcts[i]);
+		double v = x ? json_object_get_double(x) : 0;
+		if (x && need(hn, pcts[i], json_type_double, 0, w, err, len))
+			return -1;
+		if (x && !(v >= 0 && v <= 100))
+			return verr(err, len, "%s: '%s' should be a percentage (0 to 100), is %g", w,
+				    pcts[i], v);
+	}
 	return 0;
 }
 
@@ -328,7 +386,8 @@ int results_validate(json_object *doc, char *err, size_t len)
 			return verr(err, len, "%s: status must be ok or failed", where);
 		if (!strcmp(st, "failed") && need(it, "error", json_type_string, 0, where, err, len))
 			return -1;
-		if (!strcmp(st, "ok") && need(it, "boot_s", json_type_double, 0, where, err, len))
+		if ((!strcmp(st, "ok") && need(it, "boot_s", json_type_double, 0, where, err, len)) ||
+		    check_host_noise(it, where, err, len))
 			return -1;
 		wl = json_object_object_get(it, "workloads");
 		for (size_t j = 0; j < json_object_array_length(wl); j++) {

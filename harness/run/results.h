@@ -37,6 +37,11 @@ void results_finish(json_object *doc, int interrupted, int failed);
 int results_save(json_object *doc, const char *path);
 /* (Re)compute doc["summary"] from the non-warm-up iterations. */
 void results_summarize(json_object *doc);
+/* doc["host_noise"], the run's host noise: how many non-warm-up
+ * iterations were sampled and flagged busy, which, the most other
+ * processes used; no key when none was sampled. results_summarize()
+ * calls it. */
+void results_host_noise(json_object *doc);
 /* n, mean, median, min, max, stddev, cv of IN[0..n) into OUT (n >= 1). */
 void stats_describe(const double *in, size_t n, json_object *out);
 /* Check DOC against the schema; reason into ERR. */

@@ -3,6 +3,7 @@
  * results.json, raw outputs and console logs in the run directory. */
 #include "run/run.h"
 #include "backend/backend.h"
+#include "core/hostnoise.h"
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "core/machine.h"
@@ -492,6 +493,7 @@ struct iter {
 	struct boot_params *bp;
 	const struct image_needs *needs;
 	double tscale;           /* workload deadlines */
+	double busy_threshold;   /* host noise (core/hostnoise.h) */
 	int index, warmup;
 	const char *rundir;
 	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64];
@@ -591,6 +593,8 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	enum iter_outcome out;
 	double t0 = now_mono(), work_s = 0;
 	struct test_ctx tc = { .g = &g };
+	struct host_sample h0, h1;
+	json_object *hn;
 
 	json_object_object_add(it->ij, "index", json_object_new_int(it->index));
 	json_object_object_add(it->ij, "warmup", json_object_new_boolean(it->warmup));
@@ -598,7 +602,12 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	json_object_object_add(it->ij, "workloads", json_object_new_array());
 	if ((out = iteration_boot(it, &g)) != IT_OK)
 		return out;
+	/* the host beside the workloads: what else ran while they did */
+	hostnoise_sample(&h0);
 	out = iteration_workloads(it, &g, &work_s);
+	hostnoise_sample(&h1);
+	if ((hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
+		json_object_object_add(it->ij, "host_noise", hn);
 	if (out == IT_GUEST_LOST) {
 		json_object_object_add(it->ij, "wall_s", json_object_new_double(now_mono() - t0));
 		return out;
@@ -1200,7 +1209,9 @@ static int bench_iterations(struct bench *b)
 	int retries = b->o->boot_retries_set ? b->o->boot_retries : KB_BOOT_RETRIES;
 	for (int i = 1; i <= total && !kb_interrupted; i++) {
 		struct iter it = { .s = &b->s, .bk = b->bk, .bp = &b->bp, .needs = &b->needs,
-				   .tscale = b->bi.time_scale, .index = i, .warmup = i <= b->s.warmup,
+				   .tscale = b->bi.time_scale, .index = i,
+				   .busy_threshold = b->o->busy_threshold > 0 ? b->o->busy_threshold :
+						     HOSTNOISE_THRESHOLD_PCT, .warmup = i <= b->s.warmup,
 				   .rundir = res->dir };
 		double t;
 		int pos;
@@ -1325,6 +1336,24 @@ static const char *str_or(const char *s)
 	return s ? s : "?";
 }
 
+/* The run's host noise line, when it was sampled. */
+static void print_host_noise(json_object *doc, FILE *out)
+{
+	json_object *hn = json_object_object_get(doc, "host_noise");
+	int busy = json_object_get_int(json_object_object_get(hn, "busy"));
+	double most = json_object_get_double(json_object_object_get(hn, "max_other_cpu_pct"));
+	double thr = json_object_get_double(json_object_object_get(hn, "threshold_pct"));
+	if (!hn)
+		return;
+	if (busy)
+		fprintf(out, "host noise: BUSY HOST: %d of %d iterations flagged (other processes used up "
+			"to %.1f%% of the host's CPU, threshold %.0f%%): their figures may be distorted\n",
+			busy, json_object_get_int(json_object_object_get(hn, "iterations")), most, thr);
+	else
+		fprintf(out, "host noise: quiet (other processes used at most %.1f%% of the host's CPU, "
+			"threshold %.0f%%)\n", most, thr);
+}
+
 void print_summary(json_object *doc, FILE *out)
 {
 	json_object *sum = json_object_object_get(doc, "summary");
@@ -1374,4 +1403,5 @@ void print_summary(json_object *doc, FILE *out)
 				retried, retried == 1 ? "" : "s");
 		fputc('\n', out);
 	}
+	print_host_noise(doc, out);
 }

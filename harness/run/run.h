@@ -32,6 +32,9 @@ struct run_opts {
 	const char *kernel_config;  /* --kernel-config: its .config */
 	const char *scratch;    /* --scratch DIR: the local backend's scratch
 				 * directory (a backend with BK_CAP_SCRATCH_DIR) */
+	double busy_threshold;  /* --busy-threshold: other processes' share of
+				 * the host's CPU (%) that flags an iteration
+				 * busy; 0 = HOSTNOISE_THRESHOLD_PCT */
 };
 
 /* A boot that fails before the agent answers (a panic, an oops, a hang)

@@ -532,6 +532,19 @@ static void add_failure(struct comparison *c, size_t g, const char *run_id, int 
 	f->console_tail = tail && *tail ? xstrdup(tail) : NULL;
 }
 
+/* An iteration's host noise (results.json host_noise, when sampled). */
+static void count_host_noise(struct cmp_group *g, json_object *hn)
+{
+	if (!hn)
+		return;
+	g->sampled++;
+	if (!json_object_get_boolean(jget(hn, "busy")))
+		return;
+	g->busy++;
+	g->busy_max_pct = fmax(g->busy_max_pct, json_object_get_double(jget(hn, "other_cpu_pct")));
+	g->busy_threshold = json_object_get_double(jget(hn, "threshold_pct"));
+}
+
 /* Every value, histogram and failure of input I (group G). */
 static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 {
@@ -560,6 +573,7 @@ static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 					c->g[g].retry_kinds = xstrdup(kinds);
 			}
 		}
+		count_host_noise(&c->g[g], jget(it, "host_noise"));
 		if (!strcmp(or_empty(jstr(it, "status")), "ok")) {
 			c->g[g].ok++;
 		} else {
@@ -811,6 +825,11 @@ static void add_warnings(struct comparison *c)
 			      c->g[g].boot_retries == 1 ? "was" : "were",
 			      c->g[g].retry_kinds ? " (kernel trouble: " : "",
 			      c->g[g].retry_kinds ? c->g[g].retry_kinds : "", c->g[g].retry_kinds ? ")" : "");
+		if (c->g[g].busy)
+			warnf(c, "%s: %d of %d iterations ran on a BUSY HOST (other processes used up to "
+			      "%.0f%% of its CPU, threshold %.0f%%): their figures may be distorted "
+			      "(host_noise in results.json)", c->g[g].name, c->g[g].busy, c->g[g].sampled,
+			      c->g[g].busy_max_pct, c->g[g].busy_threshold);
 		for (size_t i = 0; i < c->nm; i++) {
 			noisy += c->m[i].cell[g].noisy;
 			with += c->m[i].cell[g].n > 1;

@@ -167,6 +167,8 @@ struct cmp_group {
 	int ok, failed, warmup; /* iterations */
 	int boot_retries;    /* failed boots tried again (results.json boot_retries) */
 	char *retry_kinds;   /* the kernel trouble those boots showed, or NULL */
+	int sampled, busy;   /* iterations with host_noise, and those flagged busy */
+	double busy_max_pct, busy_threshold; /* the most other processes used; threshold */
 	double score;        /* geometric mean of oriented ratios vs baseline (> 1 better) */
 	int score_n;         /* metrics in it */
 };

@@ -173,6 +173,10 @@ static json_object *variants_json(const struct comparison *c)
 		jset_int(o, "iterations_ok", c->g[g].ok);
 		jset_int(o, "iterations_failed", c->g[g].failed);
 		jset_int(o, "iterations_warmup", c->g[g].warmup);
+		if (c->g[g].sampled) { /* results without host noise: no keys */
+			jset_int(o, "iterations_host_sampled", c->g[g].sampled);
+			jset_int(o, "iterations_host_busy", c->g[g].busy);
+		}
 		jset_num10(o, "score", c->g[g].score);
 		jset_int(o, "score_metrics", c->g[g].score_n);
 		json_object_array_add(a, o);

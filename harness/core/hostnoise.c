@@ -1,0 +1,274 @@
+/* hostnoise.c - how busy the host is beside kbench (hostnoise.h).
+ *
+ * Other processes' CPU time is the host's busy time (/proc/stat) less
+ * the time of kbench's own process tree: every live descendant of this
+ * process by parent pid (QEMU and its threads, the local backend's agent
+ * and the workloads it started), each with utime + stime and its reaped
+ * children's cutime + cstime, plus this process's own. A child reaped
+ * between two samples moves from the walk into its parent's cutime, so
+ * the tree's total only grows. Both counts are in clock ticks. */
+#include "core/hostnoise.h"
+#include "core/jsonutil.h"
+#include "core/spawn.h"
+#include "core/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int hostnoise_parse_stat(const char *text, unsigned long long *busy, unsigned long long *total)
+{
+	unsigned long long f[10] = { 0 };
+	int n = 0;
+	const char *p = text;
+	char *end;
+	if (strncmp(p, "cpu ", 4))
+		return -1;
+	p += 4;
+	while (n < 10) {
+		while (*p == ' ')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			break;
+		f[n++] = strtoull(p, &end, 10);
+		p = end;
+	}
+	/* user nice system idle iowait irq softirq [steal [guest [guest_nice]]]:
+	 * guest time is already in user and nice */
+	if (n < 7 || (*p != '\n' && *p != '\0'))
+		return -1;
+	*busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+	*total = *busy + f[3] + f[4];
+	return 0;
+}
+
+int hostnoise_parse_pidstat(const char *text, long *pid, long *ppid, unsigned long long *ticks)
+{
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+	const char *p = strrchr(text, ')');
+	unsigned long long t[4];
+	char *end;
+	int field = 3;
+	if (!p || sscanf(text, "%ld", pid) != 1)
+		return -1;
+	p++;
+	while (field <= 17) {
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return -1;
+		if (field == 4)
+			*ppid = strtol(p, &end, 10);
+		else if (field >= 14)
+			t[field - 14] = strtoull(p, &end, 10);
+		else
+			end = (char *)p + strcspn(p, " \n");
+		if (end == p)
+			return -1;
+		p = end;
+		field++;
+	}
+	*ticks = t[0] + t[1] + t[2] + t[3];
+	return 0;
+}
+
+int hostnoise_parse_psi(const char *text, double *avg10, unsigned long long *total_us)
+{
+	const char *p = strstr(text, "some ");
+	if (!p || (p != text && p[-1] != '\n') ||
+	    sscanf(p, "some avg10=%lf avg60=%*f avg300=%*f total=%llu", avg10, total_us) != 2 ||
+	    !(*avg10 >= 0 && *avg10 <= 100))
+		return -1;
+	return 0;
+}
+
+int hostnoise_parse_loadavg(const char *text, double *load1)
+{
+	if (sscanf(text, "%lf", load1) != 1 || !(*load1 >= 0 && *load1 < 1e6))
+		return -1;
+	return 0;
+}
+
+struct proc_ent {
+	long pid, ppid;
+	unsigned long long ticks;
+};
+
+/* Every process's pid, ppid and ticks; their number into *N. */
+static struct proc_ent *proc_list(size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct proc_ent *v = NULL;
+	size_t alloc = 0;
+	struct strbuf sb = STRBUF_INIT;
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char path[300];
+		struct proc_ent e;
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		sb_reset(&sb);
+		/* gone since readdir, or unreadable: not ours to count */
+		if (read_file(path, &sb, 4096) || hostnoise_parse_pidstat(sb.buf, &e.pid, &e.ppid, &e.ticks))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 256;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		v[(*n)++] = e;
+	}
+	closedir(d);
+	sb_release(&sb);
+	return v;
+}
+
+/* The ticks of ROOT and every descendant of it in V[0..N). */
+static unsigned long long tree_ticks(struct proc_ent *v, size_t n, long root)
+{
+	char *in = xcalloc(n ? n : 1, 1);
+	unsigned long long sum = 0;
+	int grew = 1;
+	for (size_t i = 0; i < n; i++)
+		in[i] = v[i].pid == root;
+	while (grew) {
+		grew = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (in[i])
+				continue;
+			for (size_t j = 0; j < n; j++)
+				if (in[j] && v[j].pid == v[i].ppid) {
+					in[i] = grew = 1;
+					break;
+				}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (in[i])
+			sum += v[i].ticks;
+	free(in);
+	return sum;
+}
+
+void hostnoise_sample(struct host_sample *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct proc_ent *v;
+	size_t n;
+	double avg10;
+	memset(s, 0, sizeof(*s));
+	s->t = now_mono();
+	v = proc_list(&n);
+	s->own = tree_ticks(v, n, (long)getpid());
+	free(v);
+	if (!read_file("/proc/stat", &sb, 1 << 20))
+		s->ok = !hostnoise_parse_stat(sb.buf, &s->busy, &s->total);
+	sb_reset(&sb);
+	if (!read_file("/proc/pressure/cpu", &sb, 4096))
+		s->have_psi = !hostnoise_parse_psi(sb.buf, &avg10, &s->psi_us);
+	sb_reset(&sb);
+	s->load1 = NAN;
+	if (!read_file("/proc/loadavg", &sb, 4096) && hostnoise_parse_loadavg(sb.buf, &s->load1))
+		s->load1 = NAN;
+	sb_release(&sb);
+}
+
+static double round2(double x)
+{
+	return round(x * 100) / 100;
+}
+
+json_object *hostnoise_json(const struct host_sample *a, const struct host_sample *b,
+			    double threshold_pct)
+{
+	json_object *o;
+	double total, other, own, secs = b->t - a->t;
+	if (!a->ok || !b->ok || b->total <= a->total || secs <= 0)
+		return NULL;
+	total = (double)(b->total - a->total);
+	own = b->own > a->own ? (double)(b->own - a->own) : 0;
+	other = (double)(b->busy - a->busy) - own;
+	if (other < 0) /* ticks counted on either side at slightly different moments */
+		other = 0;
+	o = json_object_new_object();
+	jset_num(o, "seconds", round2(secs));
+	jset_num(o, "other_cpu_pct", round2(100 * other / total));
+	jset_num(o, "own_cpu_pct", round2(fmin(100, 100 * own / total)));
+	if (a->have_psi && b->have_psi && b->psi_us >= a->psi_us)
+		jset_num(o, "psi_cpu_some_pct",
+			 round2(fmin(100, (double)(b->psi_us - a->psi_us) / (secs * 1e4))));
+	if (!isnan(b->load1))
+		jset_num(o, "load1", b->load1);
+	jset_num(o, "threshold_pct", threshold_pct);
+	jset_bool(o, "busy", 100 * other / total >= threshold_pct);
+	return o;
+}
+
+static const char *const busy_names[] = { "flag", "wait", "refuse" };
+
+int busy_host_parse(const char *arg, enum busy_host *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(arg, busy_names[i])) {
+			*out = (enum busy_host)i;
+			return 0;
+		}
+	return error("--busy-host: '%s' is not flag, wait or refuse", arg);
+}
+
+const char *busy_host_name(enum busy_host m)
+{
+	return busy_names[m];
+}
+
+/* Other processes' share of the host over the next SECS seconds; -1 when
+ * /proc/stat cannot be read. */
+static double other_pct(double secs, double threshold)
+{
+	struct host_sample a, b;
+	struct timespec ts = { (time_t)secs, 0 };
+	json_object *o;
+	double pct = -1;
+	hostnoise_sample(&a);
+	nanosleep(&ts, NULL);
+	hostnoise_sample(&b);
+	if ((o = hostnoise_json(&a, &b, threshold))) {
+		pct = json_object_get_double(jget(o, "other_cpu_pct"));
+		json_object_put(o);
+	}
+	return pct;
+}
+
+int hostnoise_gate(enum busy_host mode, double threshold_pct, int wait_max_s)
+{
+	double t0 = now_mono(), pct = other_pct(3, threshold_pct);
+	if (pct < threshold_pct)
+		return 0;
+	if (mode == BUSY_REFUSE)
+		return error("the host is busy: other processes use %.0f%% of its CPU (threshold "
+			     "%.0f%%, --busy-threshold); --busy-host refuse stops here", pct, threshold_pct);
+	if (mode == BUSY_FLAG) {
+		warning("the host is busy: other processes use %.0f%% of its CPU (threshold %.0f%%): "
+			"the run goes on and its iterations are flagged (--busy-host wait|refuse)",
+			pct, threshold_pct);
+		return 0;
+	}
+	info("kbench: the host is busy (other processes use %.0f%% of its CPU, threshold %.0f%%): "
+	     "waiting up to %d s for it to quieten (--busy-host wait)", pct, threshold_pct, wait_max_s);
+	while (pct >= threshold_pct && !kb_interrupted && now_mono() - t0 < wait_max_s)
+		pct = other_pct(10, threshold_pct);
+	if (pct >= threshold_pct && !kb_interrupted)
+		warning("the host is still busy after %.0f s (other processes: %.0f%%): going on; "
+			"the run's iterations are flagged", now_mono() - t0, pct);
+	else if (!kb_interrupted)
+		info("kbench: the host is quiet now (other processes: %.0f%%)", pct);
+	return 0;
+}

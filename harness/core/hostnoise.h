@@ -1,0 +1,59 @@
+/* hostnoise.h - how busy the host is beside kbench: the CPU time of every
+ * process but kbench and its descendants (its QEMU, the local backend's
+ * agent and workloads), CPU pressure (/proc/pressure/cpu) and the load
+ * average. run.c samples around every iteration's workloads and records
+ * the difference in results.json (iterations[].host_noise, docs/results.md);
+ * campaigns check the host before each run (--busy-host). */
+#ifndef KBENCH_HOSTNOISE_H
+#define KBENCH_HOSTNOISE_H
+
+#include <json-c/json.h>
+
+/* Other processes' share of the host's CPU, in percent of every core,
+ * at or above which an iteration is flagged busy (--busy-threshold). A
+ * kernel build beside a run uses 50% or more of a 2-core host; an idle
+ * one, a few percent. */
+#define HOSTNOISE_THRESHOLD_PCT 10.0
+
+/* One look at the host; ok is 0 when /proc/stat could not be read. */
+struct host_sample {
+	double t;                  /* now_mono() */
+	unsigned long long busy;   /* /proc/stat "cpu": all but idle and iowait, ticks */
+	unsigned long long total;  /* all of it, ticks */
+	unsigned long long own;    /* this process and its descendants, ticks */
+	unsigned long long psi_us; /* /proc/pressure/cpu "some" total, microseconds */
+	int have_psi;
+	double load1;
+	int ok;
+};
+
+/* Parsers of the /proc texts (0, or -1 when TEXT is not what is expected). */
+int hostnoise_parse_stat(const char *text, unsigned long long *busy, unsigned long long *total);
+/* /proc/PID/stat: its pid, ppid and utime+stime+cutime+cstime in ticks. */
+int hostnoise_parse_pidstat(const char *text, long *pid, long *ppid, unsigned long long *ticks);
+/* /proc/pressure/cpu: the "some" line's avg10 (percent) and total (us). */
+int hostnoise_parse_psi(const char *text, double *avg10, unsigned long long *total_us);
+int hostnoise_parse_loadavg(const char *text, double *load1);
+
+/* Sample the host now (the process tree rooted at getpid()). */
+void hostnoise_sample(struct host_sample *s);
+
+/* The figures between A and B, "busy" when other processes used
+ * THRESHOLD_PCT or more: { seconds, other_cpu_pct, own_cpu_pct,
+ * psi_cpu_some_pct (when the host has PSI), load1, threshold_pct, busy }.
+ * NULL when either sample failed or no time passed. */
+json_object *hostnoise_json(const struct host_sample *a, const struct host_sample *b,
+			    double threshold_pct);
+
+/* What a campaign does when the host is busy before a run. */
+enum busy_host { BUSY_FLAG, BUSY_WAIT, BUSY_REFUSE };
+int busy_host_parse(const char *arg, enum busy_host *out);
+const char *busy_host_name(enum busy_host m);
+
+/* Look at the host for a few seconds; with BUSY_WAIT look again until it
+ * is quiet or WAIT_MAX_S seconds have passed (then go on: the run is
+ * flagged). 0 to go on, -1 (an error printed) when BUSY_REFUSE finds it
+ * busy. */
+int hostnoise_gate(enum busy_host mode, double threshold_pct, int wait_max_s);
+
+#endif
