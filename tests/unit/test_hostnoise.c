@@ -1,0 +1,255 @@
+/* test_hostnoise.c - the host-noise guard (core/hostnoise.c): the /proc
+ * parsers on texts captured on the development host (tests/fixtures/proc),
+ * the figures between two samples, the own process tree's time, the
+ * results.json checks and the comparison's busy-host warning. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/hostnoise.h"
+#include "core/jsonutil.h"
+#include "stats/compare.h"
+#include "run/results.h"
+#include "synth.h"
+
+static char *fixture(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[KB_PATH_MAX];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/proc/%s", KB_SRCDIR, name);
+	if (read_file(path, &sb, 1 << 20))
+		fail_msg("cannot read %s", path);
+	return sb.buf;
+}
+
+static void test_stat(void **state)
+{
+	unsigned long long busy, total;
+	char *t = fixture("stat");
+	(void)state;
+	assert_int_equal(hostnoise_parse_stat(t, &busy, &total), 0);
+	/* cpu  1174070 383 309816 992135 17867 0 11687 0 0 0 */
+	assert_int_equal(busy, 1174070ULL + 383 + 309816 + 11687);
+	assert_int_equal(total, busy + 992135 + 17867);
+	assert_int_equal(hostnoise_parse_stat(strchr(t, '\n') + 1, &busy, &total), -1); /* cpu0 */
+	assert_int_equal(hostnoise_parse_stat("cpu  1 2 3\n", &busy, &total), -1);
+	assert_int_equal(hostnoise_parse_stat("cpu  1 2 3 4 5 6 x\n", &busy, &total), -1);
+	assert_int_equal(hostnoise_parse_stat("", &busy, &total), -1);
+	free(t);
+}
+
+static void test_pidstat(void **state)
+{
+	long pid, ppid;
+	unsigned long long ticks;
+	char *t = fixture("pid-stat");
+	(void)state;
+	assert_int_equal(hostnoise_parse_pidstat(t, &pid, &ppid, &ticks), 0);
+	assert_int_equal(pid, 1);
+	assert_int_equal(ppid, 0);
+	assert_int_equal(ticks, 1362ULL + 3789 + 1150108 + 281450);
+	free(t);
+	/* a command named "x) (y z": the last ')' ends it */
+	t = fixture("pid-stat-comm");
+	assert_int_equal(hostnoise_parse_pidstat(t, &pid, &ppid, &ticks), 0);
+	assert_int_equal(pid, 25886);
+	assert_int_equal(ppid, 25885);
+	assert_int_equal(ticks, 0);
+	free(t);
+	assert_int_equal(hostnoise_parse_pidstat("1 (x) S 0 0 0\n", &pid, &ppid, &ticks), -1);
+	assert_int_equal(hostnoise_parse_pidstat("1 x S 0 0 0\n", &pid, &ppid, &ticks), -1);
+	assert_int_equal(hostnoise_parse_pidstat("", &pid, &ppid, &ticks), -1);
+}
+
+static void test_psi_loadavg(void **state)
+{
+	double avg10, load1;
+	unsigned long long us;
+	char *t = fixture("pressure-cpu");
+	(void)state;
+	assert_int_equal(hostnoise_parse_psi(t, &avg10, &us), 0);
+	assert_true(fabs(avg10 - 95.56) < 1e-9);
+	assert_int_equal(us, 3059480933ULL);
+	/* the "full" line alone is not the "some" line */
+	assert_int_equal(hostnoise_parse_psi(strchr(t, '\n') + 1, &avg10, &us), -1);
+	assert_int_equal(hostnoise_parse_psi("some avg10=x\n", &avg10, &us), -1);
+	assert_int_equal(hostnoise_parse_psi("nosome avg10=1.00 avg60=0 avg300=0 total=1\n", &avg10,
+					     &us), -1);
+	free(t);
+	t = fixture("loadavg");
+	assert_int_equal(hostnoise_parse_loadavg(t, &load1), 0);
+	assert_true(fabs(load1 - 10.74) < 1e-9);
+	assert_int_equal(hostnoise_parse_loadavg("-1 0 0", &load1), -1);
+	assert_int_equal(hostnoise_parse_loadavg("", &load1), -1);
+	free(t);
+}
+
+/* 10 s, 1000 ticks of capacity: 600 busy, 100 of them ours. */
+static void test_figures(void **state)
+{
+	struct host_sample a = { .t = 5, .busy = 100, .total = 1000, .own = 50, .psi_us = 1000,
+				 .have_psi = 1, .load1 = 1, .ok = 1 };
+	struct host_sample b = { .t = 15, .busy = 700, .total = 2000, .own = 150,
+				 .psi_us = 1000 + 5000000, .have_psi = 1, .load1 = 2.5, .ok = 1 };
+	json_object *o = hostnoise_json(&a, &b, 10);
+	(void)state;
+	assert_non_null(o);
+	assert_true(fabs(json_object_get_double(jget(o, "other_cpu_pct")) - 50) < 1e-9);
+	assert_true(fabs(json_object_get_double(jget(o, "own_cpu_pct")) - 10) < 1e-9);
+	assert_true(fabs(json_object_get_double(jget(o, "psi_cpu_some_pct")) - 50) < 1e-9);
+	assert_true(fabs(json_object_get_double(jget(o, "load1")) - 2.5) < 1e-9);
+	assert_true(json_object_get_boolean(jget(o, "busy")));
+	json_object_put(o);
+	o = hostnoise_json(&a, &b, 51); /* under the threshold: quiet */
+	assert_false(json_object_get_boolean(jget(o, "busy")));
+	json_object_put(o);
+	b.have_psi = 0; /* no PSI on the host: no key */
+	o = hostnoise_json(&a, &b, 10);
+	assert_null(jget(o, "psi_cpu_some_pct"));
+	json_object_put(o);
+	b.ok = 0;
+	assert_null(hostnoise_json(&a, &b, 10));
+	b.ok = 1, b.total = a.total;
+	assert_null(hostnoise_json(&a, &b, 10));
+}
+
+/* SECS of this process's CPU time (not wall time: the host may be busy) */
+static void spin(double secs)
+{
+	struct timespec ts;
+	do
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	while (ts.tv_sec + ts.tv_nsec / 1e9 < secs);
+}
+
+/* A live child's time is ours, and stays ours once it is reaped. */
+static void test_own_tree(void **state)
+{
+	struct host_sample a, b, c;
+	int fds[2], st;
+	char x;
+	pid_t p;
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	hostnoise_sample(&a);
+	assert_true(a.ok);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		spin(0.4);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(fds[0], &x, 1), 1);
+	hostnoise_sample(&b); /* the child alive, 0.4 s of CPU */
+	assert_true(b.own >= a.own + (unsigned long long)(0.25 * sysconf(_SC_CLK_TCK)));
+	kill(p, SIGKILL);
+	waitpid(p, &st, 0);
+	hostnoise_sample(&c); /* reaped: in our cutime */
+	assert_true(c.own >= b.own);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* results.json: a host_noise that is not the documented shape is refused. */
+static void test_validate(void **state)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts so = { .variant = "a", .iterations = 2 };
+	json_object *doc, *it, *hn;
+	char err[512] = "";
+	(void)state;
+	gsl_rng_set(r, 3);
+	doc = synth_doc(&so, synth_quick, SYNTH_QUICK_N, r);
+	it = json_object_array_get_idx(jget(doc, "iterations"), 0);
+	hn = json_object_new_object();
+	jset_num(hn, "other_cpu_pct", 40);
+	jset_num(hn, "threshold_pct", 10);
+	jset_bool(hn, "busy", 1);
+	jset(it, "host_noise", hn);
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	results_host_noise(doc);
+	assert_int_equal(json_object_get_int(jget(jget(doc, "host_noise"), "busy")), 1);
+	assert_int_equal(json_object_get_int(jget(jget(doc, "host_noise"), "iterations")), 1);
+	jset_num(hn, "other_cpu_pct", 140);
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "percentage"));
+	jset_num(hn, "other_cpu_pct", 40);
+	jset_str(hn, "busy", "yes");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "host_noise"));
+	jset(it, "host_noise", json_object_new_int(3));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_put(doc);
+	gsl_rng_free(r);
+}
+
+/* Busy iterations are warned about; results without host noise give no
+ * warning and no new key (the golden outputs stay byte for byte). */
+static void test_compare_warns(void **state)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts sa = { .variant = "a", .iterations = 3 };
+	struct synth_opts sb = { .variant = "b", .iterations = 3 };
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	json_object *doc, *hn;
+	int found = 0;
+	(void)state;
+	gsl_rng_set(r, 5);
+	cmp_opts_init(&o);
+	doc = synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r);
+	hn = json_object_new_object();
+	jset_num(hn, "other_cpu_pct", 62.6);
+	jset_num(hn, "threshold_pct", 10);
+	jset_bool(hn, "busy", 1);
+	jset(json_object_array_get_idx(jget(doc, "iterations"), 1), "host_noise", hn);
+	in.v = xcalloc(2, sizeof(*in.v));
+	in.v[0] = (struct cmp_input){ xstrdup("a.json"), xstrdup("a"),
+				      synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r) };
+	in.v[1] = (struct cmp_input){ xstrdup("b.json"), xstrdup("b"), doc };
+	in.n = 2;
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	for (size_t i = 0; i < c.warnings.n; i++) {
+		if (!strncmp(c.warnings.v[i], "a: ", 3))
+			assert_null(strstr(c.warnings.v[i], "BUSY"));
+		found += !strncmp(c.warnings.v[i], "b: 1 of 1 iterations ran on a BUSY HOST", 39) &&
+			 strstr(c.warnings.v[i], "63%") != NULL;
+	}
+	assert_int_equal(found, 1);
+	assert_int_equal(c.g[0].sampled, 0);
+	assert_int_equal(c.g[1].busy, 1);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_pidstat),
+		cmocka_unit_test(test_psi_loadavg),
+		cmocka_unit_test(test_figures),
+		cmocka_unit_test(test_own_tree),
+		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_compare_warns),
+	};
+	kb_quiet = 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
