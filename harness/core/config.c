@@ -387,6 +387,8 @@ static int variant_handler(void *user, const char *section, const char *name, co
 		{ "image", OPT_STRING, offsetof(struct variant, image), 0, 0, NULL, "" },
 		{ "modules", OPT_STRING, offsetof(struct variant, modules), 0, 0, NULL, "" },
 		{ "config", OPT_STRING, offsetof(struct variant, kconfig), 0, 0, NULL, "" },
+		{ "package_file", OPT_STRING, offsetof(struct variant, package_file), 0, 0, NULL, "" },
+		{ "modules_file", OPT_STRING, offsetof(struct variant, modules_file), 0, 0, NULL, "" },
 		OPT_END
 	};
 	const struct opt_def *d;
@@ -403,7 +405,8 @@ static int variant_handler(void *user, const char *section, const char *name, co
 	if (!d) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: name, description, source, package, release, cmdline, "
-			 "tree, base, configs, patches, test_only, image, modules, config)",
+			 "tree, base, configs, patches, test_only, image, modules, config, package_file, "
+			 "modules_file)",
 			 name);
 		return 0;
 	}
@@ -434,18 +437,20 @@ bad:
 	return 0;
 }
 
-/* source = image: an image, and its paths made absolute (relative ones
- * are taken from the variant file's directory). */
-static int variant_image_paths(struct variant *v)
+/* The paths a variant file names made absolute (relative ones are taken
+ * from the file's directory); source = image needs an image. */
+static int variant_paths(struct variant *v)
 {
 	char dir[KB_PATH_MAX];
 	const char *slash;
-	char *const paths[] = { v->image, v->modules, v->kconfig };
-	if (!v->image[0])
+	char *const paths[] = { v->image, v->modules, v->kconfig, v->package_file, v->modules_file };
+	if (v->source == VSRC_IMAGE && !v->image[0])
 		return error("variant '%s': source image needs image = PATH (a bzImage)", v->path);
+	if (v->modules_file[0] && !v->package_file[0])
+		return error("variant '%s': modules_file goes with package_file", v->path);
 	slash = strrchr(v->path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - v->path) : 1, slash ? v->path : ".");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		char abs[KB_PATH_MAX];
 		if (!paths[i][0] || paths[i][0] == '/')
 			continue;
@@ -478,9 +483,10 @@ int variant_load(const char *name, struct variant *v)
 		return -1;
 	if (!c.seen || !v->name[0])
 		return error("variant '%s': [variant] needs a name", v->path);
-	if (v->source == VSRC_DEBIAN_IMAGE && !v->package[0])
-		return error("variant '%s': source debian-image needs a package", v->path);
-	if (v->source == VSRC_IMAGE && variant_image_paths(v))
+	if (v->source == VSRC_DEBIAN_IMAGE && !v->package[0] && !v->package_file[0])
+		return error("variant '%s': source debian-image needs a package (or a package_file)",
+			     v->path);
+	if (variant_paths(v))
 		return -1;
 	if (v->source == VSRC_BUILD) {
 		if (!v->tree[0])

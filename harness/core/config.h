@@ -62,6 +62,11 @@ struct variant {
 	char image[OPT_STR_MAX];       /* the bzImage */
 	char modules[OPT_STR_MAX];     /* its modules: lib/modules/RELEASE, or "" */
 	char kconfig[OPT_STR_MAX];     /* its .config, or "" to look beside it */
+	/* source = debian-image from local files instead of a mirror: the
+	 * image package, and the modules package where a distribution splits
+	 * them off (Ubuntu's linux-modules-*); absolute paths */
+	char package_file[OPT_STR_MAX];
+	char modules_file[OPT_STR_MAX];
 };
 
 int variant_load(const char *name, struct variant *v);

@@ -23,6 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int publish_root(const char *root, const char *content, const char *entry,
+			struct kernel_image *k);
+static int kernel_files(const struct variant *v, int fetch, struct kernel_image *k);
+
 static int find_vmlinuz(const char *root, struct kernel_image *k)
 {
 	char boot[KB_PATH_MAX];
@@ -122,6 +126,8 @@ int kernel_cached(const struct variant *v, struct kernel_image *k)
 		return kernel_build_last(v, k);
 	if (v->source == VSRC_IMAGE)
 		return kernel_from_image(v, k);
+	if (v->package_file[0])
+		return kernel_files(v, 0, k);
 	pointer_path(v, ptr, sizeof(ptr));
 	if (!path_exists(ptr))
 		return 1;
@@ -164,13 +170,14 @@ static int depmod_tree(const char *root, const struct kernel_image *k)
 	return r ? error("depmod for %s failed", k->release) : 0;
 }
 
+
 /* The downloaded .deb in TMP unpacked into TMP/root, made usable
  * (depmod) and described (kbench-entry), then renamed to ENTRY. */
 static int unpack_image(const struct variant *v, const char *tmp, const char *spec,
 			const char *real, const char *version, const char *entry,
 			struct kernel_image *k)
 {
-	char deb[KB_PATH_MAX], root[KB_PATH_MAX], meta[KB_PATH_MAX];
+	char deb[KB_PATH_MAX], root[KB_PATH_MAX];
 	const char *argv[] = { "dpkg-deb", "-x", deb, root, NULL };
 	char *content;
 	int r;
@@ -186,15 +193,115 @@ static int unpack_image(const struct variant *v, const char *tmp, const char *sp
 	unlink(deb); /* the unpacked tree is what we keep */
 	content = xasprintf("package=%s\nversion=%s\nrelease=%s\nmetapackage=%s\ndebian=%s\n",
 			    real, version, k->release, v->package, v->release);
-	snprintf(meta, sizeof(meta), "%s/kbench-entry", root);
-	r = write_file_atomic(meta, content, strlen(content));
+	r = publish_root(root, content, entry, k);
 	free(content);
-	if (r)
+	return r;
+}
+
+/* Describe the unpacked package tree ROOT (kbench-entry: CONTENT) and
+ * move it to the cache entry ENTRY. */
+static int publish_root(const char *root, const char *content, const char *entry,
+			struct kernel_image *k)
+{
+	char meta[KB_PATH_MAX];
+	snprintf(meta, sizeof(meta), "%s/kbench-entry", root);
+	if (write_file_atomic(meta, content, strlen(content)))
 		return -1;
 	rm_rf(entry); /* an incomplete earlier attempt */
 	if (rename(root, entry))
 		return error("cannot move '%s' to '%s': %s", root, entry, strerror(errno));
 	return entry_load(entry, k);
+}
+
+/* FIELD of the control file of package DEB into OUT (one line of plain
+ * characters: the package is the user's file). */
+static int deb_field(const char *deb, const char *field, char *out, size_t n)
+{
+	const char *argv[] = { "dpkg-deb", "-f", deb, field, NULL };
+	struct strbuf sb = STRBUF_INIT;
+	int bad = run_capture(argv, 60, &sb) != 0 || !sb.buf;
+	if (!bad) {
+		rtrim(sb.buf);
+		bad = !*sb.buf || strlen(sb.buf) >= n || strspn(sb.buf, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-~:_") != strlen(sb.buf);
+		if (!bad)
+			snprintf(out, n, "%s", sb.buf);
+	}
+	sb_release(&sb);
+	return bad ? error("'%s': no plain %s in its control file (is it a Debian package?)", deb,
+			   field) : 0;
+}
+
+/* The cache entry of a variant's local package files, named by their
+ * contents: a changed file is a new entry. */
+static int files_entry(const struct variant *v, char *entry, size_t n)
+{
+	char h1[65], h2[65] = "", all[65];
+	char *key;
+	if (sha256_file_hex(v->package_file, h1) ||
+	    (v->modules_file[0] && sha256_file_hex(v->modules_file, h2)))
+		return -1;
+	key = xasprintf("kbench-debs 1\n%s\n%s\n", h1, h2);
+	sha256_hex(key, strlen(key), all);
+	free(key);
+	snprintf(entry, n, "%s/kernels/file-%.24s", cache_root(), all);
+	return 0;
+}
+
+/* A variant's local package files (package_file, modules_file) unpacked
+ * into one tree, as apt would install them, into its cache entry. */
+static int unpack_files(const struct variant *v, const char *entry, struct kernel_image *k)
+{
+	char tmp[KB_PATH_MAX], root[KB_PATH_MAX], pkg[OPT_STR_MAX], ver[128];
+	const char *const files[] = { v->package_file, v->modules_file };
+	char *content = NULL;
+	int ret = -1;
+	snprintf(tmp, sizeof(tmp), "%s/kernels/.tmp-file-%ld", cache_root(), (long)getpid());
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	rm_rf(tmp);
+	if (mkdir_p(root, 0755) || deb_field(v->package_file, "Package", pkg, sizeof(pkg)) ||
+	    deb_field(v->package_file, "Version", ver, sizeof(ver)))
+		goto out;
+	for (int i = 0; i < 2 && files[i][0]; i++) {
+		const char *argv[] = { "dpkg-deb", "-x", files[i], root, NULL };
+		info("kbench: unpacking %s", files[i]);
+		if (run_capture(argv, 600, NULL)) {
+			error("dpkg-deb -x '%s' failed: not a Debian package?", files[i]);
+			goto out;
+		}
+	}
+	memset(k, 0, sizeof(*k));
+	if (find_vmlinuz(root, k) || depmod_tree(root, k))
+		goto out;
+	content = xasprintf("package=%s\nversion=%s\nrelease=%s\nmetapackage=%s\ndebian=local\n",
+			    pkg, ver, k->release, pkg);
+	ret = publish_root(root, content, entry, k);
+out:
+	free(content);
+	rm_rf(tmp);
+	return ret;
+}
+
+/* kernel_get and kernel_cached for package files: 0, 1 (not unpacked
+ * yet, with FETCH 0), or -1. */
+static int kernel_files(const struct variant *v, int fetch, struct kernel_image *k)
+{
+	char entry[KB_PATH_MAX], dir[KB_PATH_MAX];
+	int ret, lock;
+	memset(k, 0, sizeof(*k));
+	if (files_entry(v, entry, sizeof(entry)))
+		return -1;
+	if ((ret = entry_load(entry, k)) <= 0 || !fetch)
+		return ret;
+	snprintf(dir, sizeof(dir), "%s/kernels", cache_root());
+	if (mkdir_p(dir, 0755) || (lock = lock_file(dir, ".lock", v->name)) < 0)
+		return -1;
+	ret = entry_load(entry, k) == 0 ? 0 : unpack_files(v, entry, k);
+	close(lock);
+	if (!ret)
+		info("kbench: cached %s %s (kernel %s) from %s", k->package, k->version, k->release,
+		     v->package_file);
+	return ret;
 }
 
 /* Download REAL=VERSION and unpack it into ENTRY. */
@@ -263,6 +370,8 @@ int kernel_get(const struct variant *v, int refresh, struct kernel_image *k)
 		return kernel_build(v, k, NULL);
 	if (v->source == VSRC_IMAGE)
 		return kernel_from_image(v, k);
+	if (v->package_file[0])
+		return kernel_files(v, 1, k);
 	{
 		char dir[KB_PATH_MAX];
 		snprintf(dir, sizeof(dir), "%s/kernels", cache_root());

@@ -156,9 +156,11 @@ static void refuse_each(const char *name, const char *what, const struct kneed_r
 			      nd->what, nd->option);
 		else
 			error("kernel %s (%s) has %s neither built in nor as a module (%s): kbench needs "
-			      "it for %s; build the kernel with CONFIG_%s=y%s", name, what,
+			      "it for %s; build the kernel with CONFIG_%s=y%s%s", name, what,
 			      nd->module ? nd->module : nd->option, res[i].why, nd->what, nd->option,
-			      nd->module ? " (or =m with its modules)" : "");
+			      nd->module ? " (or =m with its modules)" : "",
+			      strstr(res[i].why, "=m,") ? ", or, where a distribution ships modules in a "
+			      "second package, name it in the variant file (modules_file = PATH)" : "");
 	}
 }
 
