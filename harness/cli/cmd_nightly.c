@@ -210,7 +210,8 @@ struct night {
 	struct strbuf md;           /* summary.md */
 	int exit;
 	int hopen, began;           /* the history is open; the night is in it */
-	const char *noisy;          /* --noisy REASON: a host-noise guard flagged the night */
+	const char *noisy;          /* why the night is flagged noisy (--noisy, the host-noise guard) */
+	char *noisy_own;            /* the guard's reason, owned */
 	struct strvec regressed;    /* "variant label metric" for the one-line summary */
 };
 
@@ -692,6 +693,43 @@ static int nightly_record(struct night *n, int stored)
 	return 0;
 }
 
+/* The host-noise guard (core/hostnoise.c): tonight's iterations that ran
+ * beside other busy processes (iterations[].host_noise.busy) flag the
+ * night noisy, as --noisy does: no alarm, not in any level, exit 3. */
+static int nightly_host_noise(struct night *n)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+	for (size_t i = 0; i < n->in.n; i++) {
+		json_object *its = jget(n->in.v[i].doc, "iterations");
+		int busy = 0;
+		double most = 0;
+		for (size_t k = 0; its && k < json_object_array_length(its); k++) {
+			json_object *it = json_object_array_get_idx(its, k), *hn = jget(it, "host_noise");
+			if (!hn || json_object_get_boolean(jget(it, "warmup")) ||
+			    !json_object_get_boolean(jget(hn, "busy")))
+				continue;
+			busy++;
+			if (json_object_get_double(jget(hn, "other_cpu_pct")) > most)
+				most = json_object_get_double(jget(hn, "other_cpu_pct"));
+		}
+		if (busy)
+			sb_addf(&why, "%s%s %d busy iteration%s (other processes up to %.0f%% CPU)",
+				why.len ? "; " : "host-noise guard: ", doc_variant(n->in.v[i].doc), busy,
+				busy == 1 ? "" : "s", most);
+	}
+	if (why.len && !n->noisy) {
+		n->noisy_own = xstrdup(why.buf);
+		n->noisy = n->noisy_own;
+		json_object_object_add(n->doc, "noisy", json_object_new_string(n->noisy));
+		n->exit = nightly_worst(n->exit, KB_EXIT_NOISY);
+		printf("kbench nightly: %s: the night is flagged noisy\n", n->noisy);
+		ret = history_night_flag_noisy(&n->h, n->id, n->noisy);
+	}
+	sb_release(&why);
+	return ret;
+}
+
 /* With --runs, the order is the config's, then whatever else came;
  * variants of the config that did not come are left out. */
 static void nightly_order(const struct night *n, struct strvec *order)
@@ -956,7 +994,7 @@ static void nightly_night(struct night *n, const struct nightly_cfg *c, const st
 		n->exit = KB_EXIT_USAGE;
 		return;
 	}
-	if (nightly_record(n, a->runs.n > 0)) {
+	if (nightly_record(n, a->runs.n > 0) || nightly_host_noise(n)) {
 		n->exit = KB_EXIT_USAGE;
 		return;
 	}
@@ -1004,6 +1042,7 @@ out:
 		history_close(&n.h);
 	json_object_put(n.doc);
 	cmp_inputs_release(&n.in);
+	free(n.noisy_own);
 	sb_release(&n.md);
 	strvec_clear(&n.regressed);
 	strvec_clear(&a.only);

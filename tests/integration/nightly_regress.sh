@@ -122,6 +122,21 @@ grep -c '<failure' "$r/nightly/n15/junit/rt-verdicts.xml" | grep -qx 0 && ok "no
 expect_exit 0 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n16 --runs "$tmp/in/n16"
 n=$(sqlite3 "$KBENCH_HISTORY" "SELECT count(*) FROM verdicts WHERE night = 'n15' AND state = 'noisy'" 2>/dev/null)
 [ "$n" = 8 ] && ok "noisy night recorded as such (not in a level)" || bad "noisy verdicts: $n"
+# the host-noise guard: two of tonight's rt iterations ran beside busy
+# processes (iterations[].host_noise.busy): flagged noisy, exit 3, no alarm
+night n17 17 testhost --scale hackbench.time=1.6
+$py - "$tmp/in/n17/rt/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for it in d["iterations"][:2]:
+    it["host_noise"] = {"seconds": 10.0, "other_cpu_pct": 55.0, "own_cpu_pct": 40.0, "load1": 3.5,
+                        "threshold_pct": 10.0, "busy": True}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_exit 3 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n17 --runs "$tmp/in/n17"
+expect_out "host-noise guard: rt 2 busy iterations (other processes up to 55% CPU): the night is flagged noisy"
+grep -c '<failure' "$r/nightly/n17/junit/rt-verdicts.xml" | grep -qx 0 && ok "guard-flagged night: no failure" ||
+	bad "guard-flagged night failed"
 # nights are listed in the order they ran, not by name (n13 after n7)
 expect_exit 0 "$KB" history nights
 grep -n '^n7 \|^n13 ' "$tmp/out" | tr '\n' ' ' | grep -q '^[0-9]*:n7 .*:n13 ' &&
