@@ -165,7 +165,7 @@ static void push_devices(struct strvec *a, const struct boot_params *p, const ch
 		virtio_disk(a, path, "qcow2", KB_KBUILD_SERIAL);
 	}
 	if (p->hostroot)
-		hostroot_qemu_args(a);
+		hostroot_qemu_args(a, p->workdir);
 }
 
 /* Connect to the agent socket once QEMU has created it. */
@@ -359,6 +359,11 @@ static int qemu_prepare(const struct boot_params *p, char *err, size_t errlen)
 	}
 	if (p->build_disk && kbuild_overlay(p, err, errlen))
 		return -1;
+	hostroot_etc_dir(p->workdir, path, sizeof(path));
+	if (p->hostroot && hostroot_stage_etc("/etc", path)) {
+		snprintf(err, errlen, "cannot stage the guest's /etc in '%s'", path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -371,6 +376,9 @@ static void qemu_cleanup(const struct boot_params *p)
 	overlay_path(p, path, sizeof(path));
 	if (p->build_disk && !p->build_disk_keep)
 		unlink(path);
+	hostroot_etc_dir(p->workdir, path, sizeof(path));
+	if (p->hostroot)
+		rm_rf(path);
 }
 
 static int qemu_setup(void *params, const struct boot_params *probe, struct backend_info *info)

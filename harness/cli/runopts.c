@@ -18,7 +18,14 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_SUITE: o->suite = arg; break;
 	case RO_RESUME: o->resume = arg; break;
 	case RO_CMDLINE: o->cmdline = arg; break;
-	case RO_REPORTS: o->reports = arg; break;
+	case RO_REPORTS:
+		/* the console logs under it are QEMU options: refused before
+		 * anything is written, not at the first boot */
+		if (path_has_control(arg))
+			bad = error("--reports '%s' has a newline or another control character: QEMU "
+				    "cannot take such a path (it names the console log)", arg);
+		o->reports = arg;
+		break;
 	case RO_BACKEND:
 		/* refused here, before any command fetches, builds or boots */
 		bad = !backend_lookup(arg);

@@ -492,6 +492,14 @@ void rtrim(char *s)
 		s[--n] = '\0';
 }
 
+int path_has_control(const char *path)
+{
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return 1;
+	return 0;
+}
+
 const char *cache_root(void)
 {
 	static char path[KB_PATH_MAX];
@@ -508,6 +516,10 @@ const char *cache_root(void)
 	/* Leave room below KB_PATH_MAX for the entries kbench makes inside. */
 	if (strlen(path) > 1024)
 		die("cache directory path is longer than 1024 characters: '%.60s...'", path);
+	/* its paths go to QEMU, which cannot take these (qemu_path_ok) */
+	if (path_has_control(path))
+		die("cache directory '%s' (KBENCH_CACHE, XDG_CACHE_HOME or HOME) has a newline or "
+		    "another control character: QEMU cannot take such a path", path);
 	return path;
 }
 

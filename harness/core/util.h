@@ -101,6 +101,9 @@ void rtrim(char *s);
 
 /* Return the cache root: $KBENCH_CACHE, $XDG_CACHE_HOME/kbench or ~/.cache/kbench. */
 const char *cache_root(void);
+/* 1 if PATH has a newline or another control character (QEMU cannot take
+ * it as a file name), else 0. */
+int path_has_control(const char *path);
 
 /* Last `lines` lines of a file, for failure excerpts (printable ASCII only). */
 char *file_tail(const char *path, int lines);

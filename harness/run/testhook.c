@@ -1,5 +1,6 @@
 /* testhook.c - fault injection for the tests (testhook.h). */
 #include "run/testhook.h"
+#include "agent/proto.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,27 @@ out:
 	sb_release(&sb);
 }
 
+/* What the guest sees of the host's files under the toolchain share: the
+ * agent (root in the guest) reads each path under KB_HOSTROOT. */
+static void probe_guest_reads(struct test_ctx *c)
+{
+	const char *paths = getenv("KBENCH_TEST_GUEST_READ");
+	char *list, *save = NULL, where[KB_PATH_MAX];
+	if (!paths || !*paths)
+		return;
+	list = xstrdup(paths);
+	for (char *p = strtok_r(list, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+		snprintf(where, sizeof(where), "%s%s", KB_HOSTROOT, p);
+		char *data = guest_read(c->g, where);
+		if (data)
+			info("kbench test: the guest read %s (%zu bytes)", p, strlen(data));
+		else
+			info("kbench test: the guest cannot read %s", p);
+		free(data);
+	}
+	free(list);
+}
+
 void test_hook(enum test_point pt, struct test_ctx *c)
 {
 	switch (pt) {
@@ -42,6 +64,7 @@ void test_hook(enum test_point pt, struct test_ctx *c)
 		break;
 	case TEST_AFTER_WORKLOADS:
 		inject_kmsg(c);
+		probe_guest_reads(c);
 		break;
 	}
 }

@@ -20,7 +20,11 @@ struct test_ctx {
 /* KBENCH_TEST_BOOT_PANICS=N: the run's first N boots get an init that
  * exits, a real panic. KBENCH_TEST_KMSG=FILE: its lines go into the
  * guest's kernel log as warnings once the workloads ran, so the console
- * carries e.g. a lockdep report as the kernel prints it. */
+ * carries e.g. a lockdep report as the kernel prints it.
+ * KBENCH_TEST_GUEST_READ=PATH[:PATH..]: once the workloads ran, the agent
+ * (root in the guest) reads each host PATH under the toolchain share
+ * (KB_HOSTROOT) and kbench prints "kbench test: the guest read PATH" or
+ * "... cannot read PATH" (tests/integration/kbuild.sh). */
 void test_hook(enum test_point pt, struct test_ctx *c);
 
 #endif

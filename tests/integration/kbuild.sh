@@ -1,7 +1,11 @@
 #!/bin/sh
 # The kbuild workload on a real kernel: kernel/locking/ of a defconfig tree
 # compiled inside rt-stock under QEMU with the host's gcc over 9p; its times
-# reach results.json. Then a broken tree (KSRC with a syntax error in one
+# reach results.json. The same guest, once the build ran, must not read
+# the host's secrets through the toolchain share: a root-only file planted
+# in /etc, /etc/shadow, the ssh host keys (was: the whole /etc was
+# shared, read by QEMU as root); it does read the staged ld.so.conf, so the
+# probe itself works. Then a broken tree (KSRC with a syntax error in one
 # file) must give a failed iteration carrying the compiler's last lines,
 # not a fast "success".
 . "$(dirname "$0")/../lib.sh"
@@ -17,9 +21,27 @@ iterations = 1
 config = defconfig
 target = kernel/locking/
 INI
-expect_exit 0 "$KB" run --kernel rt-stock --suite "$tmp/kb.ini" --reports "$tmp/r" --run-id kb
+# a secret only root may read, removed however the test ends
+[ "$(id -u)" = 0 ] || skip "planting a root-only file in /etc needs root"
+secret=/etc/kbench-test-secret-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+trap 'rm -f "$secret"; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
+(umask 077 && echo "kbench test secret" >"$secret") || { bad "cannot plant $secret"; finish; }
+[ -s /etc/shadow ] || bad "no /etc/shadow on this host to check"
+reads="/etc/ld.so.conf:$secret:/etc/shadow"
+for k in /etc/ssh/ssh_host_*_key; do [ -e "$k" ] && reads="$reads:$k"; done
+t0=$(date +%s)
+KBENCH_TEST_GUEST_READ=$reads expect_exit 0 "$KB" run --kernel rt-stock --suite "$tmp/kb.ini" --reports "$tmp/r" --run-id kb
 cat "$tmp/out"
+echo "time: kbuild run and probe $(($(date +%s) - t0)) s"
 expect_out "kbuild .* elapsed"
+expect_out "kbench test: the guest read /etc/ld.so.conf "
+echo "$reads" | tr ':' '\n' | tail -n +2 | while read -r f; do
+	grep -qF "kbench test: the guest cannot read $f" "$tmp/out" && echo "ok: guest cannot read $f" ||
+		echo "FAIL: the guest reads $f (or was not asked)"
+done >"$tmp/reads"
+cat "$tmp/reads"
+grep -q FAIL "$tmp/reads" && bad "the guest reads host secrets through the toolchain share"
 /usr/bin/python3 - "$tmp/r/runs/kb/results.json" <<'PY' && ok "kbuild times in results.json" || bad "kbuild results"
 import json, sys
 d = json.load(open(sys.argv[1]))

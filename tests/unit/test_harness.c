@@ -284,6 +284,77 @@ static void test_backend_logs_move(void **state)
 	assert_int_equal(rm_rf(dir), 0);
 }
 
+static void mkfile(const char *dir, const char *name, const char *text, unsigned mode)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_text(path, text);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* The guest's /etc (kbuild's toolchain share) is a staged copy of the
+ * loader's files, alternatives and openssl.cnf, world-readable ones only
+ * (was: the host's whole /etc, shadow and ssh keys included). */
+static void test_hostroot_stage_etc(void **state)
+{
+	char etc[] = "/tmp/kbench-test-etc-XXXXXX", out[300], p[400], link[64];
+	struct strbuf sb = STRBUF_INIT;
+	static const char *const dirs[] = { "ld.so.conf.d", "alternatives", "ssl", "ssl/private",
+					    "ssh", NULL };
+	static const char *const absent[] = { "shadow", "gshadow", "ssh/ssh_host_ed25519_key",
+					      "ssh/sshd_config", "ssl/private", "sudoers",
+					      "ld.so.conf.d/secret.conf", "hostname", NULL };
+	(void)state;
+	assert_non_null(mkdtemp(etc));
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(p, sizeof(p), "%s/%s", etc, dirs[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	mkfile(etc, "ld.so.cache", "cache", 0644);
+	mkfile(etc, "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n", 0644);
+	mkfile(etc, "ld.so.conf.d/x86_64-linux-gnu.conf", "/usr/lib/x86_64-linux-gnu\n", 0644);
+	mkfile(etc, "ld.so.conf.d/secret.conf", "root only\n", 0600);
+	mkfile(etc, "ssl/openssl.cnf", "[openssl_init]\n", 0644);
+	mkfile(etc, "ssl/private/key.pem", "KEY", 0644);
+	mkfile(etc, "shadow", "root:$6$hash:::\n", 0640);
+	mkfile(etc, "gshadow", "root:*::\n", 0640);
+	mkfile(etc, "sudoers", "root ALL\n", 0440);
+	mkfile(etc, "hostname", "host\n", 0644);
+	mkfile(etc, "passwd", "root:x:0:0::/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n", 0644);
+	mkfile(etc, "ssh/ssh_host_ed25519_key", "KEY", 0600);
+	mkfile(etc, "ssh/sshd_config", "Port 22\n", 0644);
+	snprintf(p, sizeof(p), "%s/alternatives/cc", etc);
+	assert_int_equal(symlink("/usr/bin/gcc", p), 0);
+	snprintf(out, sizeof(out), "%s.staged", etc);
+	assert_int_equal(hostroot_stage_etc(etc, out), 0);
+	snprintf(p, sizeof(p), "%s/ld.so.conf.d/x86_64-linux-gnu.conf", out);
+	assert_int_equal(read_file(p, &sb, 4096), 0);
+	assert_string_equal(sb.buf, "/usr/lib/x86_64-linux-gnu\n");
+	sb_release(&sb);
+	snprintf(p, sizeof(p), "%s/alternatives/cc", out);
+	assert_int_equal(readlink(p, link, sizeof(link)), 12);
+	assert_memory_equal(link, "/usr/bin/gcc", 12);
+	for (const char *f = "ld.so.cache\0ld.so.conf\0ssl/openssl.cnf\0group\0"; *f; f += strlen(f) + 1) {
+		snprintf(p, sizeof(p), "%s/%s", out, f);
+		assert_true(path_exists(p));
+	}
+	for (int i = 0; absent[i]; i++) {
+		snprintf(p, sizeof(p), "%s/%s", out, absent[i]);
+		if (path_exists(p))
+			fail_msg("staged /etc has %s", absent[i]);
+	}
+	/* passwd is written, not copied: no host user names */
+	snprintf(p, sizeof(p), "%s/passwd", out);
+	assert_int_equal(read_file(p, &sb, 4096), 0);
+	assert_null(strstr(sb.buf, "alice"));
+	assert_non_null(strstr(sb.buf, "root:x:0:0:"));
+	sb_release(&sb);
+	/* staging again starts from empty */
+	assert_int_equal(hostroot_stage_etc(etc, out), 0);
+	assert_int_equal(rm_rf(out), 0);
+	assert_int_equal(rm_rf(etc), 0);
+}
+
 /* The initramfs file list: a walk or a write that fails is an error (the
  * results of nftw and fclose were ignored: a short list made an image
  * without the agent's files and a guest that never answered). */
@@ -498,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show),
 		cmocka_unit_test(test_trouble),           cmocka_unit_test(test_qemu_opt_escape),
+		cmocka_unit_test(test_hostroot_stage_etc),
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
