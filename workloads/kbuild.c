@@ -2,11 +2,13 @@
  * and rteval's kcompile: `make -jN <targets>` on Debian's linux-source-6.12.
  *
  * How the guest gets a toolchain and a tree (see README, "kbuild"):
- *   - the host's /usr and /etc (and /bin, /lib... where they are not
- *     symlinks) are shared read-only over virtio-9p, the way virtme-ng
- *     boots kernels, and the agent chroots into them (KB_HOSTROOT): the
- *     guest compiles with the very gcc the native comparison uses, so the
- *     guest/native ratio is the cost of the kernel and the emulation only;
+ *   - the host's /usr (and /bin, /lib... where they are not symlinks) and
+ *     a staged /etc of the loader's files and the alternatives links
+ *     (hostroot.c, docs/security.md) are shared read-only over virtio-9p,
+ *     the way virtme-ng boots kernels, and the agent chroots into them
+ *     (KB_HOSTROOT): the guest compiles with the very gcc the native
+ *     comparison uses, so the guest/native ratio is the cost of the
+ *     kernel and the emulation only;
  *   - the tree and the object directory live on an ext4 disk image made
  *     once per cache (mkfs.ext4 -d) and attached copy-on-write, so every
  *     iteration starts from the same pristine state and nothing is read
