@@ -304,25 +304,29 @@ static void test_hostroot_stage_etc(void **state)
 	static const char *const absent[] = { "shadow", "gshadow", "ssh/ssh_host_ed25519_key",
 					      "ssh/sshd_config", "ssl/private", "sudoers",
 					      "ld.so.conf.d/secret.conf", "hostname", NULL };
+	static const struct { const char *name, *text; unsigned mode; } files[] = {
+		{ "ld.so.cache", "cache", 0644 },
+		{ "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n", 0644 },
+		{ "ld.so.conf.d/x86_64-linux-gnu.conf", "/usr/lib/x86_64-linux-gnu\n", 0644 },
+		{ "ld.so.conf.d/secret.conf", "root only\n", 0600 },
+		{ "ssl/openssl.cnf", "[openssl_init]\n", 0644 },
+		{ "ssl/private/key.pem", "KEY", 0644 },
+		{ "shadow", "root:$6$hash:::\n", 0640 },
+		{ "gshadow", "root:*::\n", 0640 },
+		{ "sudoers", "root ALL\n", 0440 },
+		{ "hostname", "host\n", 0644 },
+		{ "passwd", "root:x:0:0::/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n", 0644 },
+		{ "ssh/ssh_host_ed25519_key", "KEY", 0600 },
+		{ "ssh/sshd_config", "Port 22\n", 0644 },
+	};
 	(void)state;
 	assert_non_null(mkdtemp(etc));
 	for (int i = 0; dirs[i]; i++) {
 		snprintf(p, sizeof(p), "%s/%s", etc, dirs[i]);
 		assert_int_equal(mkdir(p, 0755), 0);
 	}
-	mkfile(etc, "ld.so.cache", "cache", 0644);
-	mkfile(etc, "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n", 0644);
-	mkfile(etc, "ld.so.conf.d/x86_64-linux-gnu.conf", "/usr/lib/x86_64-linux-gnu\n", 0644);
-	mkfile(etc, "ld.so.conf.d/secret.conf", "root only\n", 0600);
-	mkfile(etc, "ssl/openssl.cnf", "[openssl_init]\n", 0644);
-	mkfile(etc, "ssl/private/key.pem", "KEY", 0644);
-	mkfile(etc, "shadow", "root:$6$hash:::\n", 0640);
-	mkfile(etc, "gshadow", "root:*::\n", 0640);
-	mkfile(etc, "sudoers", "root ALL\n", 0440);
-	mkfile(etc, "hostname", "host\n", 0644);
-	mkfile(etc, "passwd", "root:x:0:0::/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n", 0644);
-	mkfile(etc, "ssh/ssh_host_ed25519_key", "KEY", 0600);
-	mkfile(etc, "ssh/sshd_config", "Port 22\n", 0644);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		mkfile(etc, files[i].name, files[i].text, files[i].mode);
 	snprintf(p, sizeof(p), "%s/alternatives/cc", etc);
 	assert_int_equal(symlink("/usr/bin/gcc", p), 0);
 	snprintf(out, sizeof(out), "%s.staged", etc);
