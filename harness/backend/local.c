@@ -9,21 +9,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* The agent process, and the kernel log since it started. */
 struct local_guest {
-	pid_t pid;
-	int status;
+	struct child agent; /* core/spawn: Ctrl-C's spawn_kill_all reaches it */
 	int kmsg;        /* /dev/kmsg from the start on, or -1 (not root) */
 	char *console;   /* where its records go, for the trouble scan */
 };
@@ -157,28 +153,12 @@ static void local_cleanup(const struct boot_params *p)
 		warning("cannot remove the scratch directory '%s'", sub);
 }
 
-/* In the child: its own process group (a kill takes the workloads too),
- * killed with kbench, the socket as stdin and stdout, stderr to the
- * console log. */
-static void local_exec(int fd, const struct boot_params *p)
-{
-	int log = p->console_log ? open(p->console_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-					 0644) : -1;
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || (log >= 0 && dup2(log, 2) < 0))
-		_exit(127);
-	execl(p->agent, p->agent, "--transport=stdio", (char *)NULL);
-	fprintf(stderr, "kbench: cannot run the agent '%s': %s\n", p->agent, strerror(errno));
-	_exit(127);
-}
-
 static int local_start(struct guest *g, const struct boot_params *p)
 {
 	struct local_guest *q = xcalloc(1, sizeof(*q));
-	int sv[2];
+	int sv[2], r;
 	g->priv = q;
-	q->pid = -1;
+	q->agent = (struct child)CHILD_INIT;
 	/* the kernel log from now on: trouble during the run fails it */
 	q->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (q->kmsg >= 0)
@@ -192,16 +172,19 @@ static int local_start(struct guest *g, const struct boot_params *p)
 		snprintf(g->err, sizeof(g->err), "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	q->pid = fork();
-	if (q->pid == 0)
-		local_exec(sv[1], p);
+	/* its own process group (a kill takes the workloads too), killed with
+	 * kbench, the socket as stdin and stdout, stderr to the console log */
+	strvec_push(&q->agent.argv, p->agent);
+	strvec_push(&q->agent.argv, "--transport=stdio");
+	q->agent.stderr_path = p->console_log;
+	q->agent.append = 1;
+	r = child_start_fds(&q->agent, sv[1], sv[1]);
 	close(sv[1]);
-	if (q->pid < 0) {
-		snprintf(g->err, sizeof(g->err), "fork: %s", strerror(errno));
+	if (r) {
+		snprintf(g->err, sizeof(g->err), "cannot run the agent '%s'", p->agent);
 		close(sv[0]);
 		return -1;
 	}
-	setpgid(q->pid, q->pid);
 	g->fd = sv[0];
 	return 0;
 }
@@ -209,12 +192,10 @@ static int local_start(struct guest *g, const struct boot_params *p)
 static int local_alive(struct guest *g)
 {
 	struct local_guest *q = g->priv;
-	if (q && q->pid > 0 && waitpid(q->pid, &q->status, WNOHANG) == q->pid)
-		q->pid = 0;
-	if (q && q->pid > 0)
+	if (q && q->agent.pid > 0 && child_poll(&q->agent) == 0)
 		return 1;
 	snprintf(g->err, sizeof(g->err), "the agent process ended (status %d)",
-		 q ? q->status : -1);
+		 q ? q->agent.status : -1);
 	return 0;
 }
 
@@ -224,22 +205,13 @@ static int local_stop(struct guest *g, double timeout_s)
 {
 	struct local_guest *q = g->priv;
 	double end = now_mono() + timeout_s;
-	pid_t pg;
 	while (now_mono() < end && local_alive(g))
 		usleep(10000);
 	if (q)
 		kmsg_drain(q);
-	if (!q || q->pid <= 0)
+	if (!q || q->agent.pid <= 0)
 		return 0;
-	pg = q->pid;
-	kill(-pg, SIGTERM);
-	for (end = now_mono() + 2; now_mono() < end && local_alive(g);)
-		usleep(10000);
-	if (q->pid > 0) {
-		kill(-pg, SIGKILL);
-		waitpid(q->pid, &q->status, 0);
-		q->pid = 0;
-	}
+	child_kill(&q->agent, 2.0);
 	return -1;
 }
 
@@ -248,8 +220,10 @@ static void local_release(struct guest *g)
 	struct local_guest *q = g->priv;
 	if (q && q->kmsg >= 0)
 		close(q->kmsg);
-	if (q)
+	if (q) {
+		child_release(&q->agent);
 		free(q->console);
+	}
 	free(q);
 }
 

@@ -75,8 +75,9 @@ static int open_redirect(const char *path, int flags, int target)
 	return 0;
 }
 
-/* In the child after fork: set up and exec; never returns. */
-static void child_exec(struct child *c, int capfd)
+/* In the child after fork: set up and exec; never returns. IN_FD and
+ * OUT_FD (-1: none) are its stdin and stdout instead of the paths. */
+static void child_exec(struct child *c, int capfd, int in_fd, int out_fd)
 {
 	int wflags = O_WRONLY | O_CREAT | (c->append ? O_APPEND : O_TRUNC);
 	sigset_t none;
@@ -96,9 +97,13 @@ static void child_exec(struct child *c, int capfd)
 		dprintf(2, "error: cannot chdir to '%s': %s\n", c->cwd, strerror(errno));
 		_exit(127);
 	}
-	if (open_redirect(c->stdin_path ? c->stdin_path : "/dev/null", O_RDONLY, 0))
+	if (in_fd >= 0 ? dup2(in_fd, 0) < 0 :
+			 open_redirect(c->stdin_path ? c->stdin_path : "/dev/null", O_RDONLY, 0))
 		goto fail_redirect;
-	if (capfd >= 0) {
+	if (out_fd >= 0) {
+		if (dup2(out_fd, 1) < 0)
+			goto fail_redirect;
+	} else if (capfd >= 0) {
 		dup2(capfd, 1);
 		if (!c->stderr_path)
 			dup2(capfd, 2);
@@ -123,7 +128,7 @@ fail_redirect:
 	_exit(127);
 }
 
-int child_start(struct child *c)
+static int child_start_impl(struct child *c, int in_fd, int out_fd)
 {
 	int pipefd[2] = { -1, -1 };
 	pid_t pid;
@@ -148,7 +153,7 @@ int child_start(struct child *c)
 	if (pid == 0) {
 		if (pipefd[0] >= 0)
 			close(pipefd[0]);
-		child_exec(c, pipefd[1]);
+		child_exec(c, pipefd[1], in_fd, out_fd);
 	}
 	setpgid(pid, pid); /* also in the parent, to avoid the race */
 	live_add(pid);
@@ -160,6 +165,19 @@ int child_start(struct child *c)
 		c->capfd = pipefd[0];
 	}
 	return 0;
+}
+
+int child_start(struct child *c)
+{
+	return child_start_impl(c, -1, -1);
+}
+
+int child_start_fds(struct child *c, int in_fd, int out_fd)
+{
+	if (c->capture && out_fd >= 0)
+		return error("internal: capture and a stdout descriptor for '%s'",
+			     c->argv.n ? c->argv.v[0] : "?");
+	return child_start_impl(c, in_fd, out_fd);
 }
 
 static int decode_status(int st)

@@ -33,6 +33,11 @@ struct child {
 
 /* Start the child; 0 on success, -1 (with an error printed) otherwise. */
 int child_start(struct child *c);
+/* child_start with IN_FD as its stdin and OUT_FD as its stdout instead of
+ * stdin_path and stdout_path (-1: those as usual), e.g. both ends of a
+ * socket pair for an agent speaking over its stdio. The caller keeps (and
+ * closes) its descriptors; the child gets them without O_CLOEXEC. */
+int child_start_fds(struct child *c, int in_fd, int out_fd);
 /* Wait until exit or deadline (kills the process group on deadline).
  * Returns c->status, or -1 if waiting failed. */
 int child_finish(struct child *c);

@@ -413,40 +413,32 @@ static void test_results_backend(void **state)
  * pair. Boots nothing, so the host side and the agent's protocol run
  * end to end without a VM. */
 struct proc_guest {
-	pid_t pid;
-	int status;
+	struct child agent;
 };
 
 static int proc_start(struct guest *g, const struct boot_params *p)
 {
 	struct proc_guest *q = calloc(1, sizeof(*q));
-	int sv[2];
+	int sv[2], r;
 	(void)p;
 	g->priv = q;
+	q->agent = (struct child)CHILD_INIT;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -1;
-	q->pid = fork();
-	if (q->pid == 0) {
-		char agent[1024];
-		snprintf(agent, sizeof(agent), "%s/build/kbench-agent", KB_SRCDIR);
-		dup2(sv[1], 0);
-		dup2(sv[1], 1);
-		execl(agent, agent, "--transport=stdio", (char *)NULL);
-		_exit(127);
-	}
+	strvec_pushf(&q->agent.argv, "%s/build/kbench-agent", KB_SRCDIR);
+	strvec_push(&q->agent.argv, "--transport=stdio");
+	r = child_start_fds(&q->agent, sv[1], sv[1]);
 	close(sv[1]);
 	g->fd = sv[0];
-	return q->pid > 0 ? 0 : -1;
+	return r;
 }
 
 static int proc_alive(struct guest *g)
 {
 	struct proc_guest *q = g->priv;
-	if (q->pid > 0 && waitpid(q->pid, &q->status, WNOHANG) == q->pid)
-		q->pid = 0;
-	if (q->pid > 0)
+	if (q->agent.pid > 0 && child_poll(&q->agent) == 0)
 		return 1;
-	snprintf(g->err, sizeof(g->err), "the agent process ended (status %d)", q->status);
+	snprintf(g->err, sizeof(g->err), "the agent process ended (status %d)", q->agent.status);
 	return 0;
 }
 
@@ -459,18 +451,15 @@ static int proc_stop(struct guest *g, double timeout_s)
 			return 0;
 		else
 			usleep(10000);
-	if (q->pid > 0) {
-		kill(q->pid, SIGKILL);
-		waitpid(q->pid, &q->status, 0);
-		q->pid = 0;
-		return -1;
-	}
-	return 0;
+	child_kill(&q->agent, 0);
+	return -1;
 }
 
 static void proc_release(struct guest *g)
 {
-	free(g->priv);
+	struct proc_guest *q = g->priv;
+	child_release(&q->agent);
+	free(q);
 }
 
 static const struct backend_ops proc_backend = {

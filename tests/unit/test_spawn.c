@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/spawn.h"
@@ -100,6 +101,32 @@ static void test_flood_deadline(void **state)
 	child_release(&c);
 }
 
+/* A child speaking over a socket pair (the local and ssh backends' agent):
+ * what goes in comes back, and spawn_kill_all (Ctrl-C) reaches it. */
+static void test_start_fds(void **state)
+{
+	struct child c = CHILD_INIT;
+	char buf[16] = "";
+	int sv[2];
+	double end;
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	strvec_push(&c.argv, "/bin/sh");
+	strvec_push(&c.argv, "-c");
+	strvec_push(&c.argv, "read l; echo \"got $l\"; exec sleep 30");
+	assert_int_equal(child_start_fds(&c, sv[1], sv[1]), 0);
+	close(sv[1]);
+	assert_int_equal(write(sv[0], "hi\n", 3), 3);
+	assert_int_equal(read(sv[0], buf, 7), 7);
+	assert_string_equal(buf, "got hi\n");
+	spawn_kill_all();
+	for (end = now_mono() + 5; child_poll(&c) == 0 && now_mono() < end;)
+		usleep(10000);
+	assert_int_equal(c.status, 128 + SIGKILL);
+	close(sv[0]);
+	child_release(&c);
+}
+
 static void test_missing_program(void **state)
 {
 	struct child c = CHILD_INIT;
@@ -118,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_deadline_kills_group),
 		cmocka_unit_test(test_flood_deadline),
 		cmocka_unit_test(test_missing_program),
+		cmocka_unit_test(test_start_fds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
