@@ -7,6 +7,7 @@
 #include "workloads/workloads.h"
 #include "stats/compare.h"
 #include "core/config.h"
+#include "core/target.h"
 #include "kernel/userimage.h"
 #include "backend/guest.h"
 #include "report/report.h"
@@ -236,14 +237,15 @@ static int fuzz_proto(const uint8_t *data, size_t size)
 
 /*
  * The loaders read files by path: hand them an in-memory file. Every input
- * goes through both, suites and variants (a variant file is a bad suite
- * and the other way round, both worth trying).
+ * goes through all three, suites, variants and targets (a variant file is
+ * a bad suite and the other way round, all worth trying).
  */
 static int fuzz_config(const uint8_t *data, size_t size)
 {
 	char path[64];
 	struct suite s;
 	struct variant v;
+	struct target t;
 	int fd = memfd_create("fuzz.ini", MFD_CLOEXEC);
 
 	FUZZ_ASSERT(fd >= 0);
@@ -261,6 +263,10 @@ static int fuzz_config(const uint8_t *data, size_t size)
 	}
 	if (variant_load(path, &v) == 0)
 		FUZZ_ASSERT(v.name[0]);
+	if (target_load(path, &t) == 0) {
+		FUZZ_ASSERT(t.host[0] && t.host[0] != '-' && t.known_hosts[0] && t.port > 0);
+		target_release(&t);
+	}
 	close(fd);
 	return 0;
 }

@@ -512,3 +512,16 @@ int variant_load(const char *name, struct variant *v)
 	}
 	return 0;
 }
+
+int config_ini_load(FILE *f, const char *kind, const char *path,
+		    int (*handler)(void *, const char *, const char *, const char *), void *ctx,
+		    const char *err)
+{
+	return ini_load(f, kind, path, 0, handler, ctx, err);
+}
+
+int config_resolve(const char *kind, const char *subdir, const char *name, char *out,
+		   size_t outlen)
+{
+	return resolve(kind, subdir, name, out, outlen);
+}

@@ -2,6 +2,7 @@
 #ifndef KBENCH_CONFIG_H
 #define KBENCH_CONFIG_H
 
+#include <stdio.h>
 #include "core/workload.h"
 
 #define KB_NAME_MAX 64
@@ -74,5 +75,15 @@ int variant_load(const char *name, struct variant *v);
 char *variant_names(void);
 /* Directory holding variant files and suites (KBENCH_HOME or source dir). */
 const char *kb_home(void);
+
+/* For other INI files (core/target.c): NAME resolved as a path (a slash
+ * or .ini) or as SUBDIR/NAME.ini under kb_home(); and F (PATH) parsed
+ * with inih's HANDLER, errors naming KIND, file and line (ERR: the
+ * handler's reason) and -1. F is closed. */
+int config_resolve(const char *kind, const char *subdir, const char *name, char *out,
+		   size_t outlen);
+int config_ini_load(FILE *f, const char *kind, const char *path,
+		    int (*handler)(void *, const char *, const char *, const char *), void *ctx,
+		    const char *err);
 
 #endif

@@ -1,0 +1,199 @@
+/* target.c - target files for the ssh backend (target.h). */
+#include "core/target.h"
+#include "core/config.h"
+
+#include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What inih hands the handler, before the checks that need every key. */
+struct target_raw {
+	char host[OPT_STR_MAX], user[OPT_STR_MAX], identity[OPT_STR_MAX];
+	char known_hosts[OPT_STR_MAX], power_cycle[OPT_STR_MAX], console[OPT_STR_MAX];
+	char scratch[OPT_STR_MAX];
+	int port, host_key, boot, boot_timeout, ssh_timeout;
+};
+
+static const char *const host_keys[] = { "strict", "accept-new", NULL };
+static const char *const boots[] = { "kexec", "reboot-once", NULL };
+
+#define TO(f) offsetof(struct target_raw, f)
+static const struct opt_def target_opts[] = {
+	{ "host", OPT_STRING, TO(host), 0, 0, NULL, "ssh destination: a name or address" },
+	{ "port", OPT_INT, TO(port), 1, 65535, NULL, "ssh port" },
+	{ "user", OPT_STRING, TO(user), 0, 0, NULL, "ssh user (root, or one with sudo-less root)" },
+	{ "identity", OPT_STRING, TO(identity), 0, 0, NULL, "ssh private key file" },
+	{ "known_hosts", OPT_STRING, TO(known_hosts), 0, 0, NULL, "the machine's host key file" },
+	{ "host_key", OPT_ENUM, TO(host_key), 0, 0, host_keys, "host-key policy" },
+	{ "boot", OPT_ENUM, TO(boot), 0, 0, boots, "how a variant is booted" },
+	{ "power_cycle", OPT_STRING, TO(power_cycle), 0, 0, NULL, "argv that power-cycles it" },
+	{ "console", OPT_STRING, TO(console), 0, 0, NULL, "argv whose stdout is its serial console" },
+	{ "scratch", OPT_STRING, TO(scratch), 0, 0, NULL, "dbench's directory or block device" },
+	{ "boot_timeout", OPT_INT, TO(boot_timeout), 5, 3600, NULL, "seconds to come back" },
+	{ "ssh_timeout", OPT_INT, TO(ssh_timeout), 1, 600, NULL, "seconds per ssh connection" },
+	OPT_END
+};
+#undef TO
+
+struct target_ctx {
+	struct target_raw raw;
+	char err[512];
+	int seen;
+};
+
+/* A host (no leading '-': ssh would take it for an option) or a user. */
+static int valid_word(const char *s, const char *extra)
+{
+	if (!*s || *s == '-')
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return 0;
+	return 1;
+}
+
+static int target_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct target_ctx *c = user;
+	const struct opt_def *d;
+	char err[300];
+	if (!name)
+		return 1;
+	if (strcmp(section, "target")) {
+		snprintf(c->err, sizeof(c->err), "unknown section [%s] (expected [target])", section);
+		return 0;
+	}
+	c->seen = 1;
+	if (!(d = opt_find(target_opts, name))) {
+		snprintf(c->err, sizeof(c->err),
+			 "unknown key '%s' (known: host, port, user, identity, known_hosts, host_key, "
+			 "boot, power_cycle, console, scratch, boot_timeout, ssh_timeout)", name);
+		return 0;
+	}
+	if (opt_set(&c->raw, d, value, err, sizeof(err))) {
+		snprintf(c->err, sizeof(c->err), "%s: %s", name, err);
+		return 0;
+	}
+	if ((!strcmp(name, "host") && !valid_word(c->raw.host, ".-:_")) ||
+	    (!strcmp(name, "user") && !valid_word(c->raw.user, ".-_"))) {
+		snprintf(c->err, sizeof(c->err), "%s: bad %s '%s' (letters, digits, '.', '-', '_'%s; "
+			 "not starting with '-')", name, name, value, *name == 'h' ? ", ':'" : "");
+		return 0;
+	}
+	if (!strcmp(name, "scratch") && (c->raw.scratch[0] != '/' ||
+					 strpbrk(c->raw.scratch, " \t\n\\'\"$`"))) {
+		snprintf(c->err, sizeof(c->err), "scratch: expected an absolute path without spaces "
+			 "or quotes, got '%s'", value);
+		return 0;
+	}
+	return 1;
+}
+
+/* P (a file name from the target file) relative to DIR, ~/ from $HOME. */
+static void target_path(char *out, size_t len, const char *p, const char *dir)
+{
+	const char *home = getenv("HOME");
+	if (!*p)
+		out[0] = '\0';
+	else if (p[0] == '~' && p[1] == '/' && home)
+		snprintf(out, len, "%s/%s", home, p + 2);
+	else if (p[0] == '/')
+		snprintf(out, len, "%s", p);
+	else
+		snprintf(out, len, "%s/%s", dir, p);
+}
+
+static void split_argv(struct strvec *v, const char *s)
+{
+	char buf[OPT_STR_MAX], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+		strvec_push(v, t);
+}
+
+/* The checks that need every key, and the raw values into T. */
+static int target_finish(struct target_ctx *c, const char *path, struct target *t)
+{
+	const struct target_raw *r = &c->raw;
+	char dir[KB_PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t bl = strcspn(base, ".");
+	if (!c->seen)
+		return error("target '%s': expected a [target] section", path);
+	if (!r->host[0])
+		return error("target '%s': [target] needs host (the machine's name or address)", path);
+	if (!r->known_hosts[0])
+		return error("target '%s': [target] needs known_hosts, the file with the machine's "
+			     "host key (host keys are checked: host_key = strict or accept-new)", path);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	snprintf(t->name, sizeof(t->name), "%.*s", (int)(bl < 63 ? bl : 63), base);
+	snprintf(t->host, sizeof(t->host), "%s", r->host);
+	snprintf(t->user, sizeof(t->user), "%s", r->user[0] ? r->user : "root");
+	target_path(t->identity, sizeof(t->identity), r->identity, dir);
+	target_path(t->known_hosts, sizeof(t->known_hosts), r->known_hosts, dir);
+	snprintf(t->scratch, sizeof(t->scratch), "%s", r->scratch);
+	t->port = r->port;
+	t->host_key = r->host_key;
+	t->boot = r->boot;
+	t->boot_timeout_s = r->boot_timeout;
+	t->ssh_timeout_s = r->ssh_timeout;
+	split_argv(&t->power_cycle, r->power_cycle);
+	split_argv(&t->console, r->console);
+	return 0;
+}
+
+int target_parse(const char *buf, size_t len, const char *path, struct target *t)
+{
+	struct target_ctx c;
+	FILE *f;
+	memset(t, 0, sizeof(*t));
+	memset(&c, 0, sizeof(c));
+	c.raw.port = 22;
+	c.raw.boot_timeout = 300;
+	c.raw.ssh_timeout = 30;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	if (!len)
+		buf = "\n", len = 1;
+	if (!(f = fmemopen((void *)buf, len, "r")))
+		return error("target '%s': cannot read it", path);
+	if (config_ini_load(f, "target", path, target_handler, &c, c.err))
+		return -1;
+	return target_finish(&c, path, t);
+}
+
+int target_load(const char *name, struct target *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[KB_PATH_MAX];
+	int ret;
+	memset(t, 0, sizeof(*t));
+	if (config_resolve("target", "configs/targets", name, path, sizeof(path)))
+		return -1;
+	if (read_file(path, &sb, 1 << 20) < 0) {
+		sb_release(&sb);
+		return error("target '%s': cannot read '%s' (a name in configs/targets/ or a path)",
+			     name, path);
+	}
+	ret = target_parse(sb.buf ? sb.buf : "", sb.len, path, t);
+	sb_release(&sb);
+	return ret;
+}
+
+void target_release(struct target *t)
+{
+	strvec_clear(&t->power_cycle);
+	strvec_clear(&t->console);
+}
+
+void sh_quote(struct strbuf *out, const char *s)
+{
+	sb_add(out, "'", 1);
+	for (; *s; s++)
+		if (*s == '\'')
+			sb_add(out, "'\\''", 4);
+		else
+			sb_add(out, s, 1);
+	sb_add(out, "'", 1);
+}

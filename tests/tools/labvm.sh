@@ -1,0 +1,134 @@
+#!/bin/sh
+# labvm.sh - a lab machine for the ssh backend: a small Debian 12 VM that
+# kbench drives exactly as a remote bare-metal machine.
+#
+#   labvm.sh build            make (or find) the cached image; prints its dir
+#   labvm.sh start DIR PORT   boot it (TCG) with ssh on 127.0.0.1:PORT; DIR
+#                             gets the console log (console.log), the monitor
+#                             socket (monitor.sock), the pid (qemu.pid), a
+#                             copy-on-write disk, known_hosts and the key
+#   labvm.sh wait DIR PORT S  wait up to S seconds for ssh to answer
+#   labvm.sh stop DIR         stop it
+#   labvm.sh reset SOCK       power-cycle: system_reset on the monitor socket
+#
+# The image (mmdebstrap from KBENCH_MIRROR, Debian's mirror by default) is
+# cached by content under ~/.cache/kbench/labvm/HASH: the hash of the
+# package list, the suite, the mirror and this script's setup steps. Only
+# 127.0.0.1 is ever connected to.
+set -eu
+suite=bookworm
+mirror=${KBENCH_MIRROR:-http://deb.debian.org/debian}
+pkgs="openssh-server,kexec-tools,systemd-sysv,udev,kmod,initramfs-tools,linux-image-amd64,rt-tests,dbench,procps,iproute2,zstd"
+cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}/labvm
+# the setup the image gets (part of the cache key)
+setup_version=3
+self=$(readlink -f "$0")
+
+die() { echo "labvm: $*" >&2; exit 2; }
+
+image_dir() {
+	h=$(printf '%s\n' "$suite" "$mirror" "$pkgs" "$setup_version" | sha256sum | cut -c1-16)
+	echo "$cache/$h"
+}
+
+# customize: runs with the root directory as $1 (mmdebstrap hook)
+customize() {
+	r=$1
+	echo kbench-lab >"$r/etc/hostname"
+	printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$r/etc/fstab"
+	mkdir -p "$r/etc/systemd/network" "$r/root/.ssh" "$r/srv/kbench-scratch"
+	printf '[Match]\nName=e*\n[Network]\nDHCP=yes\n' >"$r/etc/systemd/network/50-dhcp.network"
+	chroot "$r" systemctl enable systemd-networkd ssh >/dev/null 2>&1
+	# reboots are real reboots (kexec-tools must not turn them into kexecs)
+	printf 'LOAD_KEXEC=false\n' >"$r/etc/default/kexec"
+	# the initrd holds the drivers this machine uses (mkinitramfs is fast)
+	sed -i 's/^MODULES=.*/MODULES=dep/' "$r/etc/initramfs-tools/initramfs.conf"
+	echo 'PermitRootLogin prohibit-password' >"$r/etc/ssh/sshd_config.d/kbench-lab.conf"
+	chroot "$r" passwd -d root >/dev/null
+}
+
+build() {
+	d=$(image_dir)
+	if [ -f "$d/root.img" ]; then echo "$d"; return 0; fi
+	command -v mmdebstrap >/dev/null || die "mmdebstrap missing (harness/deps.sh test installs it)"
+	mkdir -p "$d"
+	rm -rf "$d/rootfs" "$d/root.img.tmp"
+	t0=$(date +%s)
+	mmdebstrap --mode=root --variant=minbase --include="$pkgs" \
+		--customize-hook="sh $self customize \"\$1\"" \
+		"$suite" "$d/rootfs" "$mirror" >"$d/mmdebstrap.log" 2>&1 ||
+		{ tail -20 "$d/mmdebstrap.log" >&2; die "mmdebstrap failed (log: $d/mmdebstrap.log)"; }
+	rm -f "$d/id_ed25519" "$d/id_ed25519.pub"
+	ssh-keygen -q -t ed25519 -N '' -C kbench-lab -f "$d/id_ed25519"
+	install -m 600 "$d/id_ed25519.pub" "$d/rootfs/root/.ssh/authorized_keys"
+	cp "$d/rootfs/etc/ssh/ssh_host_ed25519_key.pub" "$d/host_key.pub"
+	cp -L "$d/rootfs/vmlinuz" "$d/vmlinuz"
+	cp -L "$d/rootfs/initrd.img" "$d/initrd.img"
+	mkfs.ext4 -q -F -L kbench-lab -d "$d/rootfs" "$d/root.img.tmp" 3G
+	rm -rf "$d/rootfs"
+	mv "$d/root.img.tmp" "$d/root.img"
+	echo "labvm: image built in $(($(date +%s) - t0)) s: $d" >&2
+	echo "$d"
+}
+
+start() {
+	dir=$1 port=$2
+	img=$(build)
+	mkdir -p "$dir"
+	qemu-img create -q -f qcow2 -b "$img/root.img" -F raw "$dir/disk.qcow2"
+	cp "$img/id_ed25519" "$dir/id" && chmod 600 "$dir/id"
+	echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$img/host_key.pub")" >"$dir/known_hosts"
+	: >"$dir/console.log"
+	qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -display none -no-user-config \
+		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+		-append "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet" \
+		-drive "file=$dir/disk.qcow2,if=virtio,format=qcow2" \
+		-nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" \
+		-serial "file:$dir/console.log" \
+		-monitor "unix:$dir/monitor.sock,server,nowait" \
+		-pidfile "$dir/qemu.pid" -daemonize
+}
+
+wait_ssh() {
+	dir=$1 port=$2 secs=$3
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		if ssh -o BatchMode=yes -o StrictHostKeyChecking=yes -o "UserKnownHostsFile=$dir/known_hosts" \
+			-o ConnectTimeout=5 -i "$dir/id" -p "$port" root@127.0.0.1 true 2>/dev/null; then
+			return 0
+		fi
+		sleep 2
+	done
+	die "no ssh on 127.0.0.1:$port within $secs s (console: $dir/console.log)"
+}
+
+stop() {
+	dir=$1
+	[ -f "$dir/qemu.pid" ] || return 0
+	pid=$(cat "$dir/qemu.pid")
+	kill "$pid" 2>/dev/null || true
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -9 "$pid" 2>/dev/null || true
+	rm -f "$dir/qemu.pid"
+}
+
+reset() {
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"system_reset\n")
+s.close()' "$1"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+build) build ;;
+customize) customize "$1" ;;
+start) start "$1" "$2" ;;
+wait) wait_ssh "$1" "$2" "$3" ;;
+stop) stop "$1" ;;
+reset) reset "$1" ;;
+*) die "usage: labvm.sh build | start DIR PORT | wait DIR PORT SECS | stop DIR | reset SOCK" ;;
+esac
