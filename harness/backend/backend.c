@@ -11,6 +11,7 @@
 static const struct backend_ops *const backends[] = {
 	&qemu_backend,
 	&local_backend,
+	&ssh_backend,
 	NULL,
 };
 

@@ -26,6 +26,8 @@
 #define BK_CAP_RUNNING_KERNEL (1u << 6) /* runs on this machine's running
 					 * kernel: nothing fetched, built or
 					 * booted */
+#define BK_CAP_TARGET (1u << 7) /* runs on a remote machine named by
+				 * --target (configs/targets/, core/target.h) */
 
 /* What kbench makes (and removes) in a --scratch DIR: the workloads'
  * scratch directory, and the mark that DIR is kbench's to use. */
@@ -74,6 +76,7 @@ struct backend_ops {
 
 extern const struct backend_ops qemu_backend;
 extern const struct backend_ops local_backend;
+extern const struct backend_ops ssh_backend;
 /* One /dev/kmsg record (LEN bytes) as a console line ("[   12.345678]
  * text") appended to OUT; -1 if it is not a record. (local.c) */
 int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);

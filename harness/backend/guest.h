@@ -36,6 +36,10 @@ struct boot_params {
 				  * or NULL (BK_CAP_BUILD_DISK) */
 	int build_disk_keep;     /* keep that layer across boots */
 	int hostroot;            /* share the host's toolchain (BK_CAP_HOSTROOT) */
+	const char *release;     /* the kernel's release (uname -r) */
+	const char *moddir;      /* its modules directory ("" = none); a
+				  * backend that boots a machine's own
+				  * userspace installs them (ssh.c) */
 	const char *agent;       /* the agent program (a backend that boots
 				  * nothing runs it as a host process) */
 	const void *bparams;     /* the backend's own parameters, NULL = its

@@ -13,11 +13,12 @@ enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
 	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
 	RO_KIMAGE, RO_KMODULES, RO_KCONFIG, RO_BUSY_THRESHOLD,
+	RO_TARGET, RO_KEEP,
 	RO_END /* a command's own options start here or above */
 };
 
 /* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend
- * --scratch --busy-threshold */
+ * --scratch --busy-threshold --target --keep */
 #define RUNOPTS_GUEST                                                      \
 	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
 	{ "memory", required_argument, NULL, RO_MEM },                     \
@@ -26,7 +27,9 @@ enum {
 	{ "boot-retries", required_argument, NULL, RO_BOOT_RETRIES },      \
 	{ "backend", required_argument, NULL, RO_BACKEND },                \
 	{ "scratch", required_argument, NULL, RO_SCRATCH },                \
-	{ "busy-threshold", required_argument, NULL, RO_BUSY_THRESHOLD }
+	{ "busy-threshold", required_argument, NULL, RO_BUSY_THRESHOLD }, \
+	{ "target", required_argument, NULL, RO_TARGET },                  \
+	{ "keep", no_argument, NULL, RO_KEEP }
 
 /* How much and where: --iterations --reports */
 #define RUNOPTS_WHERE                                                      \

@@ -9,6 +9,7 @@
 #include "core/machine.h"
 #include "backend/hostroot.h"
 #include "backend/image.h"
+#include "core/target.h"
 #include "kernel/kernel.h"
 #include "kernel/needs.h"
 #include "kernel/userimage.h"
@@ -885,6 +886,7 @@ struct bench {
 	struct boot_params bp;
 	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX];
 	char cmdline[OPT_STR_MAX * 2];
+	char target_scratch[OPT_STR_MAX]; /* --target's scratch directory */
 	int vcpus, mem, iterations;
 	json_object *old;            /* the resumed run's document */
 	json_object *doc;
@@ -942,6 +944,32 @@ static int resume_settings(struct bench *b)
 	return 0;
 }
 
+/* --target: only for a backend that runs on one (ssh), which needs it;
+ * its name and --keep go to the backend, its scratch directory to the
+ * boot parameters. */
+static int bench_target(struct bench *b)
+{
+	const struct run_opts *o = b->o;
+	struct target t;
+	int tgt = (b->bk->caps & BK_CAP_TARGET) != 0;
+	if (o->target && !tgt)
+		return error("--target names a remote machine, which backend '%s' does not run on: "
+			     "use --backend ssh (or leave --backend out)", b->bk->name);
+	if (!tgt)
+		return o->keep ? error("--keep is for a remote machine (--target NAME)") : 0;
+	if (!o->target)
+		return error("backend '%s' needs --target NAME (a file in configs/targets/)",
+			     b->bk->name);
+	if (o->scratch)
+		return error("--scratch: the target file names the machine's scratch directory "
+			     "(scratch = DIR)");
+	if (target_load(o->target, &t))
+		return -1;
+	snprintf(b->target_scratch, sizeof(b->target_scratch), "%s", t.scratch);
+	target_release(&t);
+	return 0;
+}
+
 /* Phase 1: the options (or the resumed run's) and the backend. */
 static int bench_options(struct bench *b)
 {
@@ -954,7 +982,9 @@ static int bench_options(struct bench *b)
 	if (o->resume && resume_settings(b))
 		return -1;
 	parent_of(b->runs, b->res->reports, sizeof(b->res->reports));
-	if (!(b->bk = backend_lookup(b->o->backend)))
+	if (!(b->bk = backend_lookup(b->o->backend ? b->o->backend : b->o->target ? "ssh" : NULL)))
+		return -1;
+	if (bench_target(b))
 		return -1;
 	if (b->o->scratch && !(b->bk->caps & BK_CAP_SCRATCH_DIR))
 		return error("--scratch: backend '%s' has its own scratch disk; --scratch DIR is for "
@@ -967,6 +997,9 @@ static int bench_options(struct bench *b)
 		b->mem = host_mem_mb();
 	}
 	b->bkparams = backend_params_new(b->bk);
+	if (b->o->target && (backend_param_set(b->bk, b->bkparams, "target", b->o->target) ||
+			     (b->o->keep && backend_param_set(b->bk, b->bkparams, "keep", "yes"))))
+		return -1;
 	/* --accel is the qemu backend's accel option */
 	if (b->o->accel != ACCEL_AUTO &&
 	    backend_param_set(b->bk, b->bkparams, "accel", accel_name(b->o->accel)))
@@ -1037,6 +1070,8 @@ static int bench_boot_params(struct bench *b)
 	bp->kernel = b->k.vmlinuz;
 	bp->initrd = b->initrd;
 	bp->agent = agent_path();
+	bp->release = b->k.release;
+	bp->moddir = b->k.moddir;
 	for (size_t i = 0; i < b->s.n; i++) {
 		struct guest_cmd c;
 		guest_cmd_init(&c);
@@ -1051,7 +1086,14 @@ static int bench_boot_params(struct bench *b)
 	if (in_root && !(b->bk->caps & BK_CAP_HOSTROOT))
 		return error("suite '%s' needs a host toolchain share, which backend '%s' cannot give",
 			     b->s.name, b->bk->name);
-	if (scratch && !(b->bk->caps & BK_CAP_SCRATCH_DISK) && (b->bk->caps & BK_CAP_SCRATCH_DIR)) {
+	if (scratch && (b->bk->caps & BK_CAP_TARGET)) {
+		if (!b->target_scratch[0])
+			return error("suite '%s' has a workload that needs scratch space (dbench): give "
+				     "target '%s' a scratch directory (scratch = DIR in its file)",
+				     b->s.name, b->o->target);
+		bp->scratch_dir = b->target_scratch;
+	} else if (scratch && !(b->bk->caps & BK_CAP_SCRATCH_DISK) &&
+		   (b->bk->caps & BK_CAP_SCRATCH_DIR)) {
 		if (!b->o->scratch)
 			return error("suite '%s' has a workload that needs scratch space (dbench): give "
 				     "--scratch DIR, an existing empty directory kbench may use (backend "
@@ -1140,9 +1182,9 @@ static int bench_prepare(struct bench *b)
 	if (!b->old)
 		snprintf(b->cmdline, sizeof(b->cmdline), "%s%s%s", b->v.cmdline, o->cmdline ? " " : "",
 			 o->cmdline ? o->cmdline : "");
-	/* a kernel without what the guest needs is refused before it boots */
 	if (bench_boot_params(b) || (!local && kernel_needs_refuse(b->v.name, &b->k, b->needs.hostroot)) ||
-	    (!local && image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd))))
+	    (!local && !(b->bk->caps & BK_CAP_TARGET) &&
+	     image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd))))
 		return -1;
 	if (bench_rundir(b))
 		return -1;

@@ -30,6 +30,10 @@ struct run_opts {
 	const char *kernel_image;   /* --kernel-image: a bzImage the user built */
 	const char *kernel_modules; /* --kernel-modules: its modules */
 	const char *kernel_config;  /* --kernel-config: its .config */
+	const char *target;     /* --target NAME|PATH: the ssh backend's machine
+				 * (configs/targets/); implies --backend ssh */
+	int keep;               /* --keep: leave the variant booted and kbench's
+				 * files on the target */
 	const char *scratch;    /* --scratch DIR: the local backend's scratch
 				 * directory (a backend with BK_CAP_SCRATCH_DIR) */
 	double busy_threshold;  /* --busy-threshold: other processes' share of

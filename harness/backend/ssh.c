@@ -1,0 +1,622 @@
+/* ssh.c - the ssh backend: a remote machine described by a target file
+ * (core/target.h), driven as ktest drives one. Per iteration: the
+ * variant's kernel, its modules (under /lib/modules/RELEASE only when that
+ * is absent) and an initrd made there by the machine's own mkinitramfs go
+ * into a fresh /var/tmp/kbench-XXXXXXXX; the kernel is loaded with kexec
+ * and executed; kbench waits for the machine to come back (a new boot id),
+ * checks the kernel release and command line, and runs the static agent
+ * over ssh (its stdio transport) with the machine's own userspace. After
+ * the iteration (also after an error or Ctrl-C) the machine is rebooted
+ * into its default kernel and what kbench put there is removed (unless
+ * the backend option keep is set).
+ *
+ * ssh, the power-cycle and the console commands run as argv through
+ * core/spawn with deadlines; every remote argument is single-quoted
+ * (sh_quote), and the remote scripts are constants of this file that
+ * take target-file values only as positional arguments. */
+#include "backend/backend.h"
+#include "core/target.h"
+#include "core/workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define LOCK_DIR "/var/tmp/kbench.lock"
+
+struct ssh_params {
+	char target[OPT_STR_MAX]; /* name in configs/targets/ or a path */
+	int keep;                 /* leave the variant booted and its files */
+};
+
+static const struct ssh_params ssh_defaults = { "", 0 };
+
+static const struct opt_def ssh_opts[] = {
+	{ "target", OPT_STRING, offsetof(struct ssh_params, target), 0, 0, NULL,
+	  "the machine: configs/targets/NAME.ini or a path (--target)" },
+	{ "keep", OPT_BOOL, offsetof(struct ssh_params, keep), 0, 0, NULL,
+	  "leave the variant booted and kbench's files on the machine (--keep)" },
+	OPT_END
+};
+
+/* The run's machine (one run per process at a time: setup fills it). */
+static struct {
+	struct target t;
+	int keep;
+	int host_lock;        /* flock'ed file under the cache, or -1 */
+	int lost;             /* did not come back and has no power_cycle */
+	char dir[128];        /* this iteration's /var/tmp/kbench-XXXXXXXX */
+	char release[128];    /* the variant's kernel release there */
+	char scratch[OPT_STR_MAX]; /* the scratch directory, "" = none */
+} S = { .host_lock = -1 };
+
+struct ssh_guest {
+	struct child agent;   /* ssh running the agent */
+	struct child console; /* the target's console command */
+	int kexeced;          /* the machine left its default kernel */
+	int down;             /* ... and is not known to be back */
+	char boot_id[64];     /* the boot the agent runs in */
+};
+
+/* ssh's argv up to the destination (-- follows), strict host keys. */
+static void ssh_argv(struct strvec *v, double timeout_s)
+{
+	const struct target *t = &S.t;
+	strvec_push(v, "ssh");
+	strvec_push(v, "-o");
+	strvec_push(v, "BatchMode=yes");
+	strvec_push(v, "-o");
+	strvec_push(v, t->host_key == TK_ACCEPT_NEW ? "StrictHostKeyChecking=accept-new" :
+						      "StrictHostKeyChecking=yes");
+	strvec_push(v, "-o");
+	strvec_pushf(v, "UserKnownHostsFile=%s", t->known_hosts);
+	strvec_push(v, "-o");
+	strvec_pushf(v, "ConnectTimeout=%d", (int)(timeout_s < t->ssh_timeout_s ? timeout_s :
+						   t->ssh_timeout_s) + 1);
+	strvec_push(v, "-o");
+	strvec_push(v, "LogLevel=ERROR");
+	strvec_push(v, "-o");
+	strvec_push(v, "ServerAliveInterval=5");
+	if (t->identity[0]) {
+		strvec_push(v, "-o");
+		strvec_push(v, "IdentitiesOnly=yes");
+		strvec_push(v, "-i");
+		strvec_push(v, t->identity);
+	}
+	strvec_push(v, "-p");
+	strvec_pushf(v, "%d", t->port);
+	strvec_pushf(v, "%s@%s", t->user, t->host);
+	strvec_push(v, "--");
+}
+
+/* ARGV (NULL-terminated) as one remote command line, each word quoted. */
+static void remote_cmdline(struct strvec *v, const char *const *argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			sb_add(&sb, " ", 1);
+		sh_quote(&sb, argv[i]);
+	}
+	strvec_push(v, sb.buf);
+	sb_release(&sb);
+}
+
+/* Run ARGV on the machine with IN (NULL: nothing) as its stdin; its
+ * output (stdout and stderr, trailing blanks cut) in OUT when non-NULL.
+ * The exit status (255: ssh itself failed), or -1 on the deadline. */
+static int remote(const char *const *argv, const char *in, double timeout_s, struct strbuf *out)
+{
+	struct child c = CHILD_INIT;
+	int r;
+	ssh_argv(&c.argv, timeout_s);
+	remote_cmdline(&c.argv, argv);
+	c.stdin_path = in;
+	c.capture = 1;
+	c.capture_max = 1 << 20;
+	c.timeout_s = timeout_s;
+	r = child_run(&c);
+	if (c.timed_out)
+		r = -1;
+	if (out) {
+		sb_add(out, c.out.buf ? c.out.buf : "", c.out.len);
+		while (out->len && strchr(" \t\r\n", out->buf[out->len - 1]))
+			out->buf[--out->len] = '\0';
+	}
+	child_release(&c);
+	return r;
+}
+
+/* "user@host:port" for messages. */
+static const char *machine(void)
+{
+	static char m[OPT_STR_MAX * 2 + 80];
+	snprintf(m, sizeof(m), "target '%s' (%s@%s port %d)", S.t.name, S.t.user, S.t.host,
+		 S.t.port);
+	return m;
+}
+
+/* A remote script (a constant of this file) with ARGS as $1.. */
+static int remote_sh(const char *script, const char *const *args, const char *in,
+		     double timeout_s, struct strbuf *out)
+{
+	const char *argv[12] = { "sh", "-c", script, "kbench" };
+	int n = 4;
+	for (int i = 0; args && args[i] && n < 11; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return remote(argv, in, timeout_s, out);
+}
+
+/* What the machine must have and may give, and nobody else's run on it. */
+static const char probe_script[] =
+	"command -v kexec >/dev/null || { echo 'no kexec on the machine (install kexec-tools)'; exit 3; }\n"
+	"command -v mkinitramfs >/dev/null || { echo 'no mkinitramfs on the machine (install initramfs-tools)'; exit 3; }\n"
+	"s=$1\n"
+	"if [ -n \"$s\" ] && [ -b \"$s\" ]; then\n"
+	"  m=$(awk -v d=\"$s\" '$1 == d { print $2; exit }' /proc/mounts)\n"
+	"  [ -n \"$m\" ] && { echo \"scratch $s is a device in use: mounted at $m\"; exit 4; }\n"
+	"  echo \"scratch $s is a block device: kbench does not format devices; name an empty directory\"; exit 4\n"
+	"elif [ -n \"$s\" ]; then\n"
+	"  [ -d \"$s\" ] || { echo \"scratch $s is not an existing directory\"; exit 4; }\n"
+	"  [ \"$(cd \"$s\" && pwd -P)\" = / ] && { echo \"scratch $s is the mounted root filesystem /\"; exit 4; }\n"
+	"  for f in \"$s\"/* \"$s\"/.[!.]*; do\n"
+	"    [ -e \"$f\" ] || continue\n"
+	"    [ \"$f\" = \"$s/kbench-scratch\" ] && continue\n"
+	"    echo \"scratch $s holds '${f##*/}', which kbench did not make: name an empty directory\"; exit 4\n"
+	"  done\n"
+	"fi\n"
+	"[ -d " LOCK_DIR " ] && { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"; exit 5; }\n"
+	"echo ok\n";
+
+/* The host's end of the lock: one run per target from this host. */
+static int host_lock(void)
+{
+	char path[KB_PATH_MAX];
+	snprintf(path, sizeof(path), "%s/locks", cache_root());
+	if (mkdir_p(path, 0755))
+		return -1;
+	snprintf(path, sizeof(path), "%s/locks/target-%s.lock", cache_root(), S.t.name);
+	if (S.host_lock >= 0)
+		close(S.host_lock);
+	S.host_lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (S.host_lock < 0)
+		return error("cannot open the lock '%s': %s", path, strerror(errno));
+	if (flock(S.host_lock, LOCK_EX | LOCK_NB))
+		return error("%s is in use by another kbench on this host (lock %s)", machine(), path);
+	return 0;
+}
+
+static int ssh_version(char *out, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *argv[] = { "ssh", "-V", NULL };
+	run_capture(argv, 10, &sb);
+	snprintf(out, len, "%.*s", (int)strcspn(sb.buf ? sb.buf : "", "\n"), sb.buf ? sb.buf : "");
+	sb_release(&sb);
+	return 0;
+}
+
+static int ssh_setup(void *params, const struct boot_params *probe, struct backend_info *info)
+{
+	const struct ssh_params *sp = params;
+	struct strbuf out = STRBUF_INIT;
+	const char *args[] = { probe->scratch_dir ? probe->scratch_dir : "", NULL };
+	int r;
+	target_release(&S.t);
+	S.lost = 0;
+	S.keep = sp->keep;
+	if (!sp->target[0])
+		return error("backend 'ssh' needs a machine: give --target NAME (configs/targets/)");
+	if (target_load(sp->target, &S.t) || host_lock())
+		return -1;
+	r = remote_sh(probe_script, args, NULL, S.t.ssh_timeout_s * 2.0, &out);
+	if (r) {
+		error("%s: %s", machine(), r == 255 ? "ssh failed" : r < 0 ? "ssh timed out" :
+					   "not usable");
+		fprintf(stderr, "%s\n", out.buf && *out.buf ? out.buf : "(no output)");
+		sb_release(&out);
+		return -1;
+	}
+	sb_release(&out);
+	snprintf(info->accel, sizeof(info->accel), "none");
+	info->time_scale = 1.0;
+	/* back from kexec, then the agent's start over ssh */
+	info->boot_timeout_s = S.t.boot_timeout_s + 30;
+	return 0;
+}
+
+static int ssh_check_tools(const struct boot_params *p)
+{
+	static const struct host_tool ssh_tool = { "ssh", "openssh-client", NULL };
+	char *path = host_tool_find(&ssh_tool);
+	(void)p;
+	if (!path)
+		return error("'ssh' not found: install the Debian package openssh-client");
+	free(path);
+	return 0;
+}
+
+/* Lock the machine and make this iteration's directory there. */
+static const char lock_script[] =
+	"mkdir " LOCK_DIR " 2>/dev/null || { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null)\"; exit 3; }\n"
+	"echo \"$1\" >" LOCK_DIR "/run\n"
+	"d=$(mktemp -d /var/tmp/kbench-XXXXXXXX) || exit 4\n"
+	"echo \"$d\" >" LOCK_DIR "/dir\n"
+	"echo \"$d\"\n"
+	"[ -e \"/lib/modules/$2\" ] && echo present || echo absent\n";
+
+/* The modules (when kbench put them there), the initrd, the scratch
+ * directory. $1 dir, $2 release, $3 scratch or "". */
+static const char install_script[] =
+	"d=$1 r=$2 s=$3\n"
+	"chmod 755 \"$d/kbench-agent\" || exit 3\n"
+	"if [ -f \"$d/modules.tar\" ]; then\n"
+	"  mkdir \"/lib/modules/$r\" && echo \"$r\" >\"$d/modules-created\" &&\n"
+	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && depmod \"$r\" || { echo 'cannot install the modules'; exit 3; }\n"
+	"  rm -f \"$d/modules.tar\"\n"
+	"fi\n"
+	"mkinitramfs -o \"$d/initrd.img\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 || { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
+	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n";
+
+/* Everything kbench made there. $1 dir, $2 release, $3 scratch or "". */
+static const char remove_script[] =
+	"d=$1 r=$2 s=$3\n"
+	"case \"$d\" in /var/tmp/kbench-*) ;; *) exit 3 ;; esac\n"
+	"[ -n \"$r\" ] && [ -f \"$d/modules-created\" ] && [ \"$(cat \"$d/modules-created\")\" = \"$r\" ] && rm -rf \"/lib/modules/$r\"\n"
+	"rm -rf \"$d\"\n"
+	"[ -z \"$s\" ] || rm -rf \"$s/kbench-scratch\"\n"
+	"rm -rf " LOCK_DIR "\n";
+
+/* Copy the local file FROM to the machine as TO. 0, or -1 with ERR. */
+static int upload(const char *from, const char *to, char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[] = { to, NULL };
+	int r = remote_sh("cat >\"$1\"", args, from, 600, &out);
+	if (r)
+		snprintf(err, errlen, "cannot copy %s to %s:%s: %s", from, machine(), to,
+			 out.buf && *out.buf ? out.buf : "ssh failed");
+	sb_release(&out);
+	return r ? -1 : 0;
+}
+
+/* The variant's modules as one tar file under the workdir. */
+static int modules_tar(const struct boot_params *p, char *tar, size_t len, char *err, size_t errlen)
+{
+	const char *argv[] = { "tar", "-C", p->moddir, "-cf", tar, ".", NULL };
+	snprintf(tar, len, "%s/modules.tar", p->workdir);
+	argv[4] = tar;
+	if (run_capture(argv, 600, NULL)) {
+		snprintf(err, errlen, "cannot pack the modules of %s (%s)", p->release, p->moddir);
+		return -1;
+	}
+	return 0;
+}
+
+static void remove_ours(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[] = { S.dir, S.release, S.scratch, NULL };
+	if (!S.dir[0])
+		return;
+	if (remote_sh(remove_script, args, NULL, 120, &out))
+		warning("%s: cannot remove %s and the lock %s: %s", machine(), S.dir, LOCK_DIR,
+			out.buf ? out.buf : "");
+	S.dir[0] = '\0';
+	sb_release(&out);
+}
+
+/* Lock, directory, agent, kernel, modules, initrd. */
+static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	char owner[300];
+	const char *largs[] = { owner, p->release ? p->release : "", NULL };
+	const char *iargs[] = { S.dir, p->release, p->scratch_dir ? p->scratch_dir : "", NULL };
+	char to[256], tar[KB_PATH_MAX] = "";
+	int absent, r = -1;
+	if (S.lost) {
+		snprintf(err, errlen, "%s did not come back and has no power_cycle command: it needs "
+			 "a hand (power it on; then run again)", machine());
+		return -1;
+	}
+	if (!p->release || !p->moddir || !*p->moddir) {
+		snprintf(err, errlen, "the variant has no kernel release or modules directory");
+		return -1;
+	}
+	gethostname(to, sizeof(to) - 1);
+	to[sizeof(to) - 1] = '\0';
+	snprintf(owner, sizeof(owner), "%s pid %ld", to, (long)getpid());
+	snprintf(S.release, sizeof(S.release), "%s", p->release);
+	snprintf(S.scratch, sizeof(S.scratch), "%s", p->scratch_dir ? p->scratch_dir : "");
+	if (remote_sh(lock_script, largs, NULL, S.t.ssh_timeout_s * 2.0, &out) ||
+	    sscanf(out.buf ? out.buf : "", "%127s", S.dir) != 1 ||
+	    strncmp(S.dir, "/var/tmp/kbench-", 16) || strchr(S.dir, '\'')) {
+		snprintf(err, errlen, "%s: cannot lock it or make its directory: %s", machine(),
+			 out.buf ? out.buf : "ssh failed");
+		S.dir[0] = '\0';
+		goto out;
+	}
+	absent = strstr(out.buf, "\nabsent") != NULL;
+	snprintf(to, sizeof(to), "%s/kbench-agent", S.dir);
+	if (upload(p->agent, to, err, errlen))
+		goto out;
+	snprintf(to, sizeof(to), "%s/vmlinuz", S.dir);
+	if (upload(p->kernel, to, err, errlen))
+		goto out;
+	snprintf(to, sizeof(to), "%s/modules.tar", S.dir);
+	if (absent && (modules_tar(p, tar, sizeof(tar), err, errlen) || upload(tar, to, err, errlen)))
+		goto out;
+	sb_reset(&out);
+	if (remote_sh(install_script, iargs, NULL, 900, &out)) {
+		snprintf(err, errlen, "%s: cannot install the kernel: %s", machine(),
+			 out.buf ? out.buf : "ssh failed");
+		goto out;
+	}
+	r = 0;
+out:
+	if (tar[0])
+		unlink(tar);
+	if (r)
+		remove_ours();
+	sb_release(&out);
+	return r;
+}
+
+/* The machine's boot id, or -1 when ssh does not answer. */
+static int boot_id(char *out, size_t len, double timeout_s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *argv[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	int r = remote(argv, NULL, timeout_s, &sb);
+	if (!r)
+		snprintf(out, len, "%.63s", sb.buf ? sb.buf : "");
+	sb_release(&sb);
+	return r ? -1 : 0;
+}
+
+/* Wait until the machine answers with a boot id other than OLD (a new
+ * boot), until DEADLINE (monotonic). The new id in NEW. */
+static int wait_back(const char *old, double deadline, char *new, size_t len)
+{
+	while (now_mono() < deadline && !kb_interrupted) {
+		double left = deadline - now_mono();
+		if (!boot_id(new, len, left < S.t.ssh_timeout_s ? left : S.t.ssh_timeout_s) &&
+		    strcmp(new, old))
+			return 0;
+		sleep(2);
+	}
+	return -1;
+}
+
+/* The machine's command line without its boot loader's words, with the
+ * variant's; into OUT. */
+static int kexec_cmdline(const struct boot_params *p, struct strbuf *out)
+{
+	struct strbuf cur = STRBUF_INIT;
+	const char *argv[] = { "cat", "/proc/cmdline", NULL };
+	char *save = NULL;
+	int r = remote(argv, NULL, S.t.ssh_timeout_s, &cur);
+	for (char *w = r ? NULL : strtok_r(cur.buf, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save))
+		if (strncmp(w, "BOOT_IMAGE=", 11) && strncmp(w, "initrd=", 7))
+			sb_addf(out, "%s%s", out->len ? " " : "", w);
+	if (p->cmdline && *p->cmdline)
+		sb_addf(out, "%s%s", out->len ? " " : "", p->cmdline);
+	sb_release(&cur);
+	return r ? -1 : 0;
+}
+
+/* Load the variant and execute it (KBENCH_TEST_SSH_NO_KEXEC: reboot
+ * instead, as a machine whose kexec silently fails back to a reboot). */
+static int kexec_boot(struct ssh_guest *q, const struct boot_params *p, struct guest *g)
+{
+	struct strbuf cl = STRBUF_INIT, out = STRBUF_INIT;
+	char kernel[200], initrd[220], *append;
+	const char *load[] = { "kexec", "-l", kernel, initrd, NULL, NULL };
+	const char *exec[] = { "systemctl", "kexec", NULL };
+	const char *reboot[] = { "systemctl", "reboot", NULL };
+	const char *skip = getenv("KBENCH_TEST_SSH_NO_KEXEC");
+	int r;
+	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", S.dir);
+	snprintf(initrd, sizeof(initrd), "--initrd=%s/initrd.img", S.dir);
+	if (kexec_cmdline(p, &cl) || boot_id(q->boot_id, sizeof(q->boot_id), S.t.ssh_timeout_s)) {
+		sb_release(&cl);
+		snprintf(g->err, sizeof(g->err), "%s: no answer over ssh before the kexec", machine());
+		return -1;
+	}
+	append = xasprintf("--append=%s", cl.buf ? cl.buf : "");
+	load[4] = append;
+	r = skip && *skip ? 0 : remote(load, NULL, 120, &out);
+	if (r)
+		snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(),
+			 out.buf ? out.buf : "");
+	else
+		/* the connection may drop as the machine goes down */
+		remote(skip && *skip ? reboot : exec, NULL, S.t.ssh_timeout_s, NULL);
+	q->kexeced = q->down = !r;
+	free(append);
+	sb_release(&cl);
+	sb_release(&out);
+	return r ? -1 : 0;
+}
+
+/* Is the variant what runs: its release, and its command line words? */
+static int verify_kernel(const struct boot_params *p, struct guest *g)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *argv[] = { "sh", "-c", "uname -r; cat /proc/cmdline", NULL };
+	char *nl, *save = NULL, words[OPT_STR_MAX * 2];
+	int bad = 0;
+	if (remote(argv, NULL, S.t.ssh_timeout_s, &out) || !(nl = strchr(out.buf, '\n'))) {
+		snprintf(g->err, sizeof(g->err), "%s: no answer after the kexec", machine());
+		sb_release(&out);
+		return -1;
+	}
+	*nl = '\0';
+	if (strcmp(out.buf, p->release))
+		bad = snprintf(g->err, sizeof(g->err), "%s booted the wrong kernel: %.100s is running, "
+			       "the variant is %s (kexec failed or the machine rebooted)", machine(),
+			       out.buf, p->release);
+	snprintf(words, sizeof(words), "%s", p->cmdline ? p->cmdline : "");
+	for (char *w = strtok_r(words, " \t", &save); !bad && w; w = strtok_r(NULL, " \t", &save))
+		if (!strstr(nl + 1, w))
+			bad = snprintf(g->err, sizeof(g->err), "%s booted without the variant's "
+				       "command line: '%s' is not in /proc/cmdline (%.200s)", machine(),
+				       w, nl + 1);
+	sb_release(&out);
+	return bad ? -1 : 0;
+}
+
+/* The machine is not back: power-cycle it when the target says how. */
+static void not_back(struct guest *g, double waited)
+{
+	struct child c = CHILD_INIT;
+	if (!S.t.power_cycle.n) {
+		S.lost = 1;
+		snprintf(g->err, sizeof(g->err), "%s did not come back within %.0f s and has no "
+			 "power_cycle command: it needs a hand; the run stops here", machine(),
+			 waited);
+		return;
+	}
+	for (size_t i = 0; i < S.t.power_cycle.n; i++)
+		strvec_push(&c.argv, S.t.power_cycle.v[i]);
+	c.timeout_s = 120;
+	c.stdout_path = c.stderr_path = "/dev/null";
+	if (child_run(&c))
+		warning("%s: the power_cycle command %s failed (status %d)", machine(), c.argv.v[0],
+			c.status);
+	child_release(&c);
+	snprintf(g->err, sizeof(g->err), "%s did not come back within %.0f s after the kexec; "
+		 "power-cycled with '%s'", machine(), waited, S.t.power_cycle.v[0]);
+}
+
+static int ssh_start(struct guest *g, const struct boot_params *p)
+{
+	struct ssh_guest *q = xcalloc(1, sizeof(*q));
+	double t0 = now_mono(), deadline = t0 + (p->boot_timeout_s > 40 ? p->boot_timeout_s - 20 :
+						  p->boot_timeout_s);
+	char agent[160], id[64];
+	int sv[2], r;
+	g->priv = q;
+	q->agent = (struct child)CHILD_INIT;
+	q->console = (struct child)CHILD_INIT;
+	for (size_t i = 0; i < S.t.console.n; i++)
+		strvec_push(&q->console.argv, S.t.console.v[i]);
+	q->console.stdout_path = q->console.stderr_path = p->console_log;
+	q->console.append = 1;
+	if (S.t.console.n && child_start(&q->console))
+		warning("%s: cannot start the console command %s", machine(), S.t.console.v[0]);
+	if (kexec_boot(q, p, g))
+		return -1;
+	if (wait_back(q->boot_id, deadline, id, sizeof(id))) {
+		not_back(g, now_mono() - t0);
+		return -1;
+	}
+	snprintf(q->boot_id, sizeof(q->boot_id), "%s", id);
+	q->down = 0;
+	if (verify_kernel(p, g))
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		snprintf(g->err, sizeof(g->err), "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	ssh_argv(&q->agent.argv, S.t.ssh_timeout_s);
+	snprintf(agent, sizeof(agent), "%s/kbench-agent", S.dir);
+	remote_cmdline(&q->agent.argv, (const char *const[]){ agent, "--transport=stdio", NULL });
+	q->agent.stderr_path = p->console_log;
+	q->agent.append = 1;
+	r = child_start_fds(&q->agent, sv[1], sv[1]);
+	close(sv[1]);
+	if (r) {
+		close(sv[0]);
+		snprintf(g->err, sizeof(g->err), "cannot start ssh for the agent");
+		return -1;
+	}
+	g->fd = sv[0];
+	return 0;
+}
+
+static int ssh_alive(struct guest *g)
+{
+	struct ssh_guest *q = g->priv;
+	if (q && q->agent.pid > 0 && child_poll(&q->agent) == 0)
+		return 1;
+	snprintf(g->err, sizeof(g->err), "the agent's ssh connection to %s ended (status %d)",
+		 machine(), q ? q->agent.status : -1);
+	return 0;
+}
+
+static int ssh_stop(struct guest *g, double timeout_s)
+{
+	struct ssh_guest *q = g->priv;
+	double end = now_mono() + timeout_s;
+	while (now_mono() < end && ssh_alive(g))
+		usleep(20000);
+	if (!q || q->agent.pid <= 0)
+		return 0;
+	child_kill(&q->agent, 2.0);
+	return -1;
+}
+
+/* Back to the default kernel (a reboot: kexec never touched the boot
+ * entry), then nothing of kbench's left, unless keep. */
+static void ssh_release(struct guest *g)
+{
+	struct ssh_guest *q = g->priv;
+	char id[64];
+	double deadline = now_mono() + S.t.boot_timeout_s;
+	const char *reboot[] = { "systemctl", "reboot", NULL };
+	if (!q)
+		return;
+	child_kill(&q->agent, 1.0);
+	if (q->kexeced && !S.keep && !S.lost) {
+		if (!q->down)
+			remote(reboot, NULL, S.t.ssh_timeout_s, NULL);
+		if (wait_back(q->boot_id, deadline, id, sizeof(id))) {
+			S.lost = 1;
+			warning("%s did not come back to its default kernel within %d s: it needs a "
+				"hand", machine(), S.t.boot_timeout_s);
+		}
+	}
+	if (!S.lost && !S.keep)
+		remove_ours();
+	child_kill(&q->console, 1.0);
+	child_release(&q->agent);
+	child_release(&q->console);
+	free(q);
+}
+
+/* What a boot that never started left (release removes the rest). */
+static void ssh_cleanup(const struct boot_params *p)
+{
+	(void)p;
+	if (S.dir[0] && !S.lost && !S.keep)
+		remove_ours();
+}
+
+const struct backend_ops ssh_backend = {
+	.name = "ssh",
+	.description = "a remote machine (--target NAME, configs/targets/): each iteration "
+		       "kexecs the variant there and runs the agent over ssh",
+	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_TARGET,
+	.opts = ssh_opts,
+	.params_size = sizeof(struct ssh_params),
+	.defaults = &ssh_defaults,
+	.side_log = "",
+	.version = ssh_version,
+	.check_tools = ssh_check_tools,
+	.setup = ssh_setup,
+	.prepare = ssh_prepare,
+	.cleanup = ssh_cleanup,
+	.start = ssh_start,
+	.alive = ssh_alive,
+	.stop = ssh_stop,
+	.release = ssh_release,
+};
