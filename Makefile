@@ -4,6 +4,7 @@
 #   make deps       install missing Debian packages (nothing if all present)
 #   make bench      KERNEL=rt-stock SUITE=quick [ITERATIONS=N] [BACKEND=qemu]
 #                   [SCRATCH=DIR] (BACKEND=local: dbench's --scratch DIR)
+#                   [TARGET=NAME] (BACKEND=ssh: configs/targets/NAME.ini)
 #   make test       unit tests (plain + ASan/UBSan) and integration tests
 #   make overhead   boot time and harness overhead, smoke suite, 3 runs
 #   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
@@ -23,6 +24,10 @@ SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 # the local backend measures the running kernel unless told a variant
 ifeq ($(BACKEND),local)
 KERNEL     ?= running
+SUITE      ?= local
+endif
+# the ssh backend has no kernel compile either (no toolchain share)
+ifeq ($(BACKEND),ssh)
 SUITE      ?= local
 endif
 KERNEL     ?= rt-stock
@@ -78,7 +83,7 @@ deps:
 	@sh harness/deps.sh
 
 bench: deps all
-	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(if $(BACKEND),--backend '$(BACKEND)') $(if $(SCRATCH),--scratch '$(SCRATCH)') $(KB_ARGS)
+	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(if $(BACKEND),--backend '$(BACKEND)') $(if $(SCRATCH),--scratch '$(SCRATCH)') $(if $(TARGET),--target '$(TARGET)') $(KB_ARGS)
 
 overhead: deps all
 	./kbench overhead --kernel '$(KERNEL)' --suite smoke --runs 3

@@ -16,9 +16,10 @@ flex bison bc libelf-dev patch ccache qemu-utils"
 if [ "${1:-}" = test ]; then
 	# xmllint (JUnit), pgrep (no QEMU left), PIL (screenshot), chromium,
 	# yamllint/yaml/systemd-analyze (ci_files), sqlite3 (history), clang
-	# with libFuzzer (fuzz_regress)
+	# with libFuzzer (fuzz_regress), mmdebstrap and ssh (ssh_backend's lab
+	# machine, tests/tools/labvm.sh)
 	pkgs="$pkgs libxml2-utils procps python3-pil chromium yamllint python3-yaml sqlite3 systemd
-clang-14 libclang-rt-14-dev"
+clang-14 libclang-rt-14-dev mmdebstrap openssh-client"
 fi
 # `deps.sh fuzz`: Debian's clang with libFuzzer, for `make fuzz` only
 if [ "${1:-}" = fuzz ]; then

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 void guest_init(struct guest *g, const struct backend_ops *ops)
@@ -189,6 +190,21 @@ static int wait_msg(struct guest *g, const char *want_op, int want_id, double ti
 	}
 	sb_release(&line);
 	return ret;
+}
+
+int guest_spawn_agent(struct guest *g, struct child *c)
+{
+	int sv[2], r;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return gerr(g, "socketpair: %s", strerror(errno));
+	r = child_start_fds(c, sv[1], sv[1]);
+	close(sv[1]);
+	if (r) {
+		close(sv[0]);
+		return gerr(g, "cannot run '%s'", c->argv.n ? c->argv.v[0] : "?");
+	}
+	g->fd = sv[0];
+	return 0;
 }
 
 int guest_boot(struct guest *g, const struct boot_params *p)

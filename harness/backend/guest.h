@@ -37,6 +37,7 @@ struct boot_params {
 	int build_disk_keep;     /* keep that layer across boots */
 	int hostroot;            /* share the host's toolchain (BK_CAP_HOSTROOT) */
 	const char *release;     /* the kernel's release (uname -r) */
+	const char *kconfig;     /* its .config ("" = none) */
 	const char *moddir;      /* its modules directory ("" = none); a
 				  * backend that boots a machine's own
 				  * userspace installs them (ssh.c) */
@@ -62,6 +63,10 @@ struct guest {
 };
 
 void guest_init(struct guest *g, const struct backend_ops *ops);
+/* Start C (its argv set: the agent with --transport=stdio, or ssh running
+ * it) with one end of a socket pair as its stdin and stdout, and the
+ * other end in g->fd. 0, or -1 with g->err. (local.c, ssh.c) */
+int guest_spawn_agent(struct guest *g, struct child *c);
 /* Start and handshake: 0, or -1 with g->err set. */
 int guest_boot(struct guest *g, const struct boot_params *p);
 /* Send REQ (an "id" is added), wait for its result. *RESP is owned by the

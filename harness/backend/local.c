@@ -156,7 +156,6 @@ static void local_cleanup(const struct boot_params *p)
 static int local_start(struct guest *g, const struct boot_params *p)
 {
 	struct local_guest *q = xcalloc(1, sizeof(*q));
-	int sv[2], r;
 	g->priv = q;
 	q->agent = (struct child)CHILD_INIT;
 	/* the kernel log from now on: trouble during the run fails it */
@@ -168,25 +167,13 @@ static int local_start(struct guest *g, const struct boot_params *p)
 		snprintf(g->err, sizeof(g->err), "no agent program to run");
 		return -1;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		snprintf(g->err, sizeof(g->err), "socketpair: %s", strerror(errno));
-		return -1;
-	}
 	/* its own process group (a kill takes the workloads too), killed with
 	 * kbench, the socket as stdin and stdout, stderr to the console log */
 	strvec_push(&q->agent.argv, p->agent);
 	strvec_push(&q->agent.argv, "--transport=stdio");
 	q->agent.stderr_path = p->console_log;
 	q->agent.append = 1;
-	r = child_start_fds(&q->agent, sv[1], sv[1]);
-	close(sv[1]);
-	if (r) {
-		snprintf(g->err, sizeof(g->err), "cannot run the agent '%s'", p->agent);
-		close(sv[0]);
-		return -1;
-	}
-	g->fd = sv[0];
-	return 0;
+	return guest_spawn_agent(g, &q->agent);
 }
 
 static int local_alive(struct guest *g)

@@ -261,6 +261,9 @@ static const char install_script[] =
 	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && depmod \"$r\" || { echo 'cannot install the modules'; exit 3; }\n"
 	"  rm -f \"$d/modules.tar\"\n"
 	"fi\n"
+	"if [ -f \"$d/config\" ] && [ ! -e \"/boot/config-$r\" ]; then\n"
+	"  cp \"$d/config\" \"/boot/config-$r\" && echo \"$r\" >\"$d/config-created\" || exit 3\n"
+	"fi\n"
 	"mkinitramfs -o \"$d/initrd.img\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 || { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
 	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n";
 
@@ -269,6 +272,7 @@ static const char remove_script[] =
 	"d=$1 r=$2 s=$3\n"
 	"case \"$d\" in /var/tmp/kbench-*) ;; *) exit 3 ;; esac\n"
 	"[ -n \"$r\" ] && [ -f \"$d/modules-created\" ] && [ \"$(cat \"$d/modules-created\")\" = \"$r\" ] && rm -rf \"/lib/modules/$r\"\n"
+	"[ -n \"$r\" ] && [ -f \"$d/config-created\" ] && [ \"$(cat \"$d/config-created\")\" = \"$r\" ] && rm -f \"/boot/config-$r\"\n"
 	"rm -rf \"$d\"\n"
 	"[ -z \"$s\" ] || rm -rf \"$s/kbench-scratch\"\n"
 	"rm -rf " LOCK_DIR "\n";
@@ -321,6 +325,7 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	const char *iargs[] = { S.dir, p->release, p->scratch_dir ? p->scratch_dir : "", NULL };
 	char to[256], tar[KB_PATH_MAX] = "";
 	int absent, r = -1;
+	double t0 = now_mono();
 	if (S.lost) {
 		snprintf(err, errlen, "%s did not come back and has no power_cycle command: it needs "
 			 "a hand (power it on; then run again)", machine());
@@ -330,6 +335,8 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "the variant has no kernel release or modules directory");
 		return -1;
 	}
+	if (p->console_log)
+		close(open(p->console_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
 	gethostname(to, sizeof(to) - 1);
 	to[sizeof(to) - 1] = '\0';
 	snprintf(owner, sizeof(owner), "%s pid %ld", to, (long)getpid());
@@ -350,15 +357,21 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	snprintf(to, sizeof(to), "%s/vmlinuz", S.dir);
 	if (upload(p->kernel, to, err, errlen))
 		goto out;
+	snprintf(to, sizeof(to), "%s/config", S.dir);
+	if (p->kconfig && *p->kconfig && upload(p->kconfig, to, err, errlen))
+		goto out;
 	snprintf(to, sizeof(to), "%s/modules.tar", S.dir);
 	if (absent && (modules_tar(p, tar, sizeof(tar), err, errlen) || upload(tar, to, err, errlen)))
 		goto out;
+	info("kbench: %s: kernel%s copied in %.0f s; making its initrd there", machine(),
+	     absent ? " and modules" : "", now_mono() - t0);
 	sb_reset(&out);
 	if (remote_sh(install_script, iargs, NULL, 900, &out)) {
 		snprintf(err, errlen, "%s: cannot install the kernel: %s", machine(),
 			 out.buf ? out.buf : "ssh failed");
 		goto out;
 	}
+	info("kbench: %s: ready to kexec %s after %.0f s", machine(), p->release, now_mono() - t0);
 	r = 0;
 out:
 	if (tar[0])
@@ -503,7 +516,6 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 	double t0 = now_mono(), deadline = t0 + (p->boot_timeout_s > 40 ? p->boot_timeout_s - 20 :
 						  p->boot_timeout_s);
 	char agent[160], id[64];
-	int sv[2], r;
 	g->priv = q;
 	q->agent = (struct child)CHILD_INIT;
 	q->console = (struct child)CHILD_INIT;
@@ -523,24 +535,12 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 	q->down = 0;
 	if (verify_kernel(p, g))
 		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		snprintf(g->err, sizeof(g->err), "socketpair: %s", strerror(errno));
-		return -1;
-	}
 	ssh_argv(&q->agent.argv, S.t.ssh_timeout_s);
 	snprintf(agent, sizeof(agent), "%s/kbench-agent", S.dir);
 	remote_cmdline(&q->agent.argv, (const char *const[]){ agent, "--transport=stdio", NULL });
 	q->agent.stderr_path = p->console_log;
 	q->agent.append = 1;
-	r = child_start_fds(&q->agent, sv[1], sv[1]);
-	close(sv[1]);
-	if (r) {
-		close(sv[0]);
-		snprintf(g->err, sizeof(g->err), "cannot start ssh for the agent");
-		return -1;
-	}
-	g->fd = sv[0];
-	return 0;
+	return guest_spawn_agent(g, &q->agent);
 }
 
 static int ssh_alive(struct guest *g)
@@ -573,8 +573,13 @@ static void ssh_release(struct guest *g)
 	char id[64];
 	double deadline = now_mono() + S.t.boot_timeout_s;
 	const char *reboot[] = { "systemctl", "reboot", NULL };
+	int intr = kb_interrupted;
 	if (!q)
 		return;
+	/* after Ctrl-C too: spawn kills children while kb_interrupted is set,
+	 * so it is held back until the machine is clean (a second Ctrl-C
+	 * still stops this) */
+	kb_interrupted = 0;
 	child_kill(&q->agent, 1.0);
 	if (q->kexeced && !S.keep && !S.lost) {
 		if (!q->down)
@@ -591,6 +596,7 @@ static void ssh_release(struct guest *g)
 	child_release(&q->agent);
 	child_release(&q->console);
 	free(q);
+	kb_interrupted = kb_interrupted ? kb_interrupted : intr;
 }
 
 /* What a boot that never started left (release removes the rest). */

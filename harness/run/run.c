@@ -1072,6 +1072,7 @@ static int bench_boot_params(struct bench *b)
 	bp->agent = agent_path();
 	bp->release = b->k.release;
 	bp->moddir = b->k.moddir;
+	bp->kconfig = b->k.config;
 	for (size_t i = 0; i < b->s.n; i++) {
 		struct guest_cmd c;
 		guest_cmd_init(&c);

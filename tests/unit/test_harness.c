@@ -419,18 +419,12 @@ struct proc_guest {
 static int proc_start(struct guest *g, const struct boot_params *p)
 {
 	struct proc_guest *q = calloc(1, sizeof(*q));
-	int sv[2], r;
 	(void)p;
 	g->priv = q;
 	q->agent = (struct child)CHILD_INIT;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -1;
 	strvec_pushf(&q->agent.argv, "%s/build/kbench-agent", KB_SRCDIR);
 	strvec_push(&q->agent.argv, "--transport=stdio");
-	r = child_start_fds(&q->agent, sv[1], sv[1]);
-	close(sv[1]);
-	g->fd = sv[0];
-	return r;
+	return guest_spawn_agent(g, &q->agent);
 }
 
 static int proc_alive(struct guest *g)
