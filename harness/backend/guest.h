@@ -41,6 +41,9 @@ struct boot_params {
 	const char *moddir;      /* its modules directory ("" = none); a
 				  * backend that boots a machine's own
 				  * userspace installs them (ssh.c) */
+	int cpus_as_sockets;     /* give each vCPU its own socket: a kernel
+				  * without ACPI reads the BIOS MP table, where
+				  * SeaBIOS lists one CPU per socket */
 	const char *agent;       /* the agent program (a backend that boots
 				  * nothing runs it as a host process) */
 	const void *bparams;     /* the backend's own parameters, NULL = its

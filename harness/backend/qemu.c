@@ -128,7 +128,10 @@ static void push_machine(struct strvec *a, const struct boot_params *p)
 	strvec_push(a, "-cpu");
 	strvec_push(a, qparams(p)->accel == ACCEL_KVM ? "host" : "max");
 	strvec_push(a, "-smp");
-	strvec_pushf(a, "%d", p->vcpus);
+	if (p->cpus_as_sockets)
+		strvec_pushf(a, "%d,sockets=%d,cores=1,threads=1", p->vcpus, p->vcpus);
+	else
+		strvec_pushf(a, "%d", p->vcpus);
 	strvec_push(a, "-m");
 	strvec_pushf(a, "%d", p->mem_mb);
 	strvec_push(a, "-kernel");

@@ -96,6 +96,16 @@ static void eval_one(const struct kneed *n, const char *config, const char *dep,
 	}
 }
 
+char kernel_config_state(const struct kernel_image *k, const char *option)
+{
+	struct strbuf cfg = STRBUF_INIT;
+	char c = '?';
+	if (k->config[0] && read_file(k->config, &cfg, 16u << 20) == 0)
+		c = config_state(cfg.buf ? cfg.buf : "", option);
+	sb_release(&cfg);
+	return c;
+}
+
 int kneeds_eval(const char *config, const char *dep, const char *builtin, int hostroot,
 		struct kneed_result *res)
 {

@@ -37,6 +37,10 @@ struct kneed_result {
 int kneeds_eval(const char *config, const char *dep, const char *builtin, int hostroot,
 		struct kneed_result *res);
 
+/* CONFIG_OPTION in kernel K's config: 'y', 'm', 'n' (not set), or '?'
+ * when K has no config. */
+char kernel_config_state(const struct kernel_image *k, const char *option);
+
 /* kneeds_eval on kernel K's files (k->config, k->moddir). */
 int kernel_needs_check(const struct kernel_image *k, int hostroot, struct kneed_result *res);
 

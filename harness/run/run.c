@@ -1111,6 +1111,9 @@ static int bench_boot_params(struct bench *b)
 	bp->cmdline = b->cmdline;
 	bp->workdir = b->workdir;
 	bp->vcpus = b->vcpus;
+	/* without ACPI a kernel sees one CPU per socket (the test kernels saw
+	 * one CPU, so their locks never spun: kernels/patches/README.md) */
+	bp->cpus_as_sockets = b->vcpus > 1 && kernel_config_state(&b->k, "ACPI") == 'n';
 	bp->mem_mb = b->mem;
 	bp->boot_timeout_s = 60;
 	bp->bparams = b->bkparams;
