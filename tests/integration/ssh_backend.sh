@@ -7,9 +7,11 @@
 #    exit 2: ssh refused (a closed port), a changed host key, a scratch
 #    that is the mounted root (/ and the root device);
 #  - and nothing of kbench's left on it, its default kernel running.
-# Not here yet: the kexec smoke run (on this TCG host the kexec'd 6.12
-# did not answer ssh within 431 s; see docs/targets.md), the wrong-kernel
-# case (KBENCH_TEST_SSH_NO_KEXEC) and the panic/power-cycle case.
+#  - a smoke run kexec'd into Debian 13's 6.12: results valid, with the
+#    machine's facts; the machine back on its default kernel after it;
+#  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
+#    it reboot instead of kexec): a failed iteration that says so.
+# Not here yet: the panic/power-cycle case.
 # One lab VM boot is shared by every case.
 . "$(dirname "$0")/../lib.sh"
 start=$(date +%s)
@@ -104,6 +106,42 @@ expect_out "scratch /dev/vda is a device in use: mounted at /"
 expect_exit 2 run --backend ssh --run-id notarget
 expect_out "needs --target NAME"
 clean_lab "refusals"
+
+# the smoke run: kexec into Debian 13's 6.12 (the lab runs Debian 12's
+# 6.1), the suite run by the agent over ssh, results valid with the
+# machine's facts, the machine back on its default kernel, nothing left
+target "$tmp/lab.ini"
+t0=$(date +%s)
+expect_exit 0 run --target "$tmp/lab.ini" --run-id smoke
+res="$tmp/r/runs/smoke/results.json"
+expect_exit 0 "$KB" validate "$res"
+expect_exit 0 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --exit-status 0 "$res"
+python3 - "$res" "$default" >"$tmp/o" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["host"]["backend"] == "ssh", d["host"]["backend"]
+rel = d["variant"]["kernel_release"]
+assert rel.startswith("6.12.") and rel != sys.argv[2], rel
+it = d["iterations"][0]
+assert it["status"] == "ok", it.get("error")
+mf = it["guest"]["machine_facts"]
+for k in ("cpu_model", "threads", "mem_kb", "cmdline"):
+    assert mf.get(k) not in (None, ""), k
+print("kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs")
+PY
+[ $? = 0 ] && ok "$(cat "$tmp/o")" || { bad "smoke results"; cat "$tmp/o"; }
+echo "smoke run on the lab machine: $(($(date +%s) - t0)) s"
+clean_lab "smoke run"
+
+# the machine comes back on the wrong kernel (a kexec that silently
+# falls back to a reboot): a failed iteration saying so, never a result
+expect_exit 1 env KBENCH_TEST_SSH_NO_KEXEC=1 "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" \
+	--reports "$tmp/r" --boot-retries 0 --target "$tmp/lab.ini" --run-id wrong
+expect_out "booted the wrong kernel: $default is running, the variant is 6.12"
+python3 -c 'import json,sys; it=json.load(open(sys.argv[1]))["iterations"][0]; assert it["status"]!="ok" and "booted the wrong kernel" in (it.get("error") or ""), it; assert not it.get("workloads")' \
+	"$tmp/r/runs/wrong/results.json" && ok "wrong kernel: a failed iteration, no workload results" ||
+	bad "wrong kernel: results.json"
+clean_lab "wrong kernel"
 
 echo "ssh_backend: $(($(date +%s) - start)) s"
 finish
