@@ -21,6 +21,7 @@
 #include "cli/cmd_compare.h"
 #include "cli/cmd_nightly.h"
 #include "cli/cmd_campaign.h"
+#include "cli/cmd_bisect.h"
 #include "cli/runopts.h"
 #include "history/history.h"
 
@@ -64,6 +65,8 @@ static void usage(FILE *f)
 		"  report    rebuild comparison.json and report.html of a compare directory: report DIR\n"
 		"  regress   baseline against current for CI: regress --baseline R --current R\n"
 		"              [--threshold METRIC=PCT]... (exit 0 ok, 1 regressed, 2 error, 3 too noisy)\n"
+		"  bisect    the commit that made a metric worse: bisect --tree DIR --good REF --bad REF\n"
+		"              --variant V --metric W.M [--threshold 5%%] (exit 0 named, 1 none); --help\n"
 		"  campaign  run variants interleaved, then compare: campaign --kernels \"A B\"\n"
 		"              [--suite S] [--iterations N] [--warmup N] [--seed N]\n"
 		"  kbuild-native  the suite's kbuild natively on the host (JSON on stdout), to set\n"
@@ -512,6 +515,7 @@ static const struct {
 	{ "validate", cmd_validate }, { "doctor", cmd_doctor },   { "kconfig", cmd_kconfig },
 	{ "build", cmd_fetch },
 	{ "compare", cmd_compare }, { "report", cmd_report }, { "regress", cmd_regress },
+	{ "bisect", cmd_bisect },
 	{ "campaign", cmd_campaign },
 	{ "nightly", cmd_nightly }, { "history", cmd_history }, { "merge", cmd_merge },
 };
