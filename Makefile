@@ -105,6 +105,17 @@ kernel-bench: deps all
 kbuild-bench: deps all
 	sh tests/check/kbuild-bench.sh
 
+# The commit that made a metric worse (docs/bisect.md):
+#   make bisect TREE=~/linux GOOD=v6.12 BAD=HEAD [KERNEL=plain] [SUITE=quick]
+#        [METRIC=hackbench.time] [THRESHOLD=5%] [ITERATIONS=5] [KB_ARGS=...]
+bisect: deps all
+	./kbench bisect --tree '$(TREE)' --good '$(GOOD)' --bad '$(BAD)' --variant '$(KERNEL)' --suite '$(SUITE)' --metric '$(or $(METRIC),hackbench.time)' --threshold '$(or $(THRESHOLD),5%)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(KB_ARGS)
+
+# kbench bisect on a synthetic 6-commit kernel history (too slow for make test)
+bisect-test: deps all
+	@sh harness/deps.sh test
+	sh tests/check/bisect.sh
+
 unit: $(TESTS) $(SAN_TESTS)
 
 # Synthetic results.json fixtures for the history, nightly and merge tests.
@@ -128,7 +139,7 @@ test: deps all unit $(O)/synth-runs
 clean:
 	rm -rf $(O) kbench
 
-.PHONY: all deps bench overhead kernel kernel-check kernel-bench kbuild-bench nightly-bench unit test clean
+.PHONY: bisect bisect-test all deps bench overhead kernel kernel-check kernel-bench kbuild-bench nightly-bench unit test clean
 
 # Fuzzing (issue 5): one libFuzzer binary per parser of untrusted input
 # (fuzz/targets.c), built with Debian's clang (`sh harness/deps.sh fuzz`).

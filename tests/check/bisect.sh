@@ -1,6 +1,6 @@
 #!/bin/sh
-# kbench bisect on a real kernel history (make bisect-test; too slow for
-# make test: see docs/bisect.md for its time). A scratch git repository on
+# make bisect-test: kbench bisect on a real kernel history (too slow for
+# make test: docs/bisect.md gives its time; .ci/run calls it). A scratch git repository on
 # a hard-linked copy of the cached linux-source-6.12 tree gets six commits:
 # two unrelated, one that does not build, its fix, one that puts a 100 us
 # delay into every unix stream sendmsg (hackbench's socket path), one
@@ -10,9 +10,12 @@
 . "$(dirname "$0")/../lib.sh"
 need_tool qemu-system-x86_64 "the guest"
 need_tool git "the scratch kernel history"
+# the variant built once: fetches and unpacks linux-source-6.12 on a fresh
+# machine, warms ccache and the object directory the steps rebuild in
+"$KB" build rt-adaptive-test >"$tmp/build" 2>&1 || { tail -20 "$tmp/build"; bad "kbench build rt-adaptive-test"; finish; }
 cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}
 src=$(ls -d "$cache"/sources/linux-source-6.12_*/tree 2>/dev/null | head -1)
-[ -n "$src" ] || skip "no cached linux-source-6.12 tree in $cache/sources (kbench build rt-adaptive-test)"
+[ -n "$src" ] || { bad "no linux-source-6.12 tree in $cache/sources after kbench build"; finish; }
 
 t=$(date +%s)
 cp -al "$src" "$tmp/linux"
