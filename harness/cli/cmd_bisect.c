@@ -40,6 +40,8 @@ struct bisect {
 	char good_sha[41], bad_sha[41];
 	char dir[KB_PATH_MAX], state_path[KB_PATH_MAX], self[KB_PATH_MAX];
 	json_object *state;   /* owned: options, steps, counts */
+	char orig[300];        /* HEAD before: a branch (refs/heads/..) or a commit */
+	int bisecting;         /* git bisect start ran */
 	time_t t0;
 	double minutes_before; /* of earlier sessions (resume) */
 };
@@ -132,6 +134,39 @@ static int check_tree(const struct bisect *b)
 		}
 	}
 	r = 0;
+out:
+	sb_release(&out);
+	return r;
+}
+
+/* Remember HEAD (its branch, or its commit) to go back to at the end. */
+static int save_head(struct bisect *b)
+{
+	struct strbuf out = STRBUF_INIT;
+	int r = 0;
+	if (git(b, &out, "symbolic-ref", "-q", "--short", "HEAD", NULL) != 0 || !out.buf) {
+		sb_reset(&out);
+		r = git(b, &out, "rev-parse", "HEAD", NULL, NULL, NULL) != 0 || !out.buf;
+	}
+	if (!r) {
+		rtrim(out.buf);
+		snprintf(b->orig, sizeof(b->orig), "%s", out.buf);
+	}
+	sb_release(&out);
+	return r ? error("--tree '%s': cannot read HEAD", b->tree) : 0;
+}
+
+/* The work tree at SHA (the ends are measured before git bisect starts). */
+static int checkout(struct bisect *b, const char *sha)
+{
+	struct strbuf out = STRBUF_INIT;
+	int r = 0;
+	if (git(b, &out, "rev-parse", "HEAD", NULL, NULL, NULL) == 0 && out.buf &&
+	    !strncmp(out.buf, sha, 40))
+		goto out;
+	sb_reset(&out);
+	if (git(b, &out, "checkout", "-q", "--detach", sha, NULL) != 0)
+		r = error("git checkout %s in %s failed: %s", sha, b->tree, or_empty(out.buf));
 out:
 	sb_release(&out);
 	return r;
@@ -313,6 +348,8 @@ static int step(struct bisect *b, const char *sha, const char *role, struct verd
 		int have = (int)json_object_array_length(jget(s, "runs")) * b->iterations;
 		if (have < b->iterations || (!strcmp(or_empty(v->what), "noisy") &&
 					     have + b->iterations <= b->max_iterations)) {
+			if (checkout(b, sha))
+				return -1;
 			r = measure(b, sha, s, v->reason, sizeof(v->reason));
 			if (r < 0)
 				return -1;
@@ -373,6 +410,13 @@ static int bisect_loop(struct bisect *b)
 	struct strbuf out = STRBUF_INIT, head = STRBUF_INIT;
 	struct verdict v;
 	int ret = KB_EXIT_USAGE, st;
+	/* git bisect records the branch to go back to: HEAD as the user left it */
+	if (git(b, &out, "checkout", "-q", b->orig, NULL, NULL) != 0) {
+		error("git checkout %s in %s failed: %s", b->orig, b->tree, or_empty(out.buf));
+		goto out;
+	}
+	sb_reset(&out);
+	b->bisecting = 1;
 	st = git(b, &out, "bisect", "start", b->bad_sha, b->good_sha, "--");
 	for (;;) {
 		if (out.buf && strstr(out.buf, " is the first bad commit")) {
@@ -403,12 +447,14 @@ static int bisect_loop(struct bisect *b)
 		sb_reset(&out);
 		st = git(b, &out, "bisect", v.what, head.buf, NULL, NULL);
 	}
+out:
 	sb_release(&out);
 	sb_release(&head);
 	return ret;
 }
 
-/* The git bisect log into DIR/bisect.log, then git bisect reset. */
+/* The git bisect log into DIR/bisect.log, git bisect reset, and HEAD back
+ * where it was: after success, failure, refusal or an interruption. */
 static void bisect_finish(struct bisect *b)
 {
 	struct strbuf out = STRBUF_INIT;
@@ -416,11 +462,16 @@ static void bisect_finish(struct bisect *b)
 	int sig = kb_interrupted;
 	kb_interrupted = 0; /* the cleanup runs even after Ctrl-C */
 	snprintf(p, sizeof(p), "%s/bisect.log", b->dir);
-	if (git(b, &out, "bisect", "log", NULL, NULL, NULL) == 0 && out.buf)
-		write_file_atomic(p, out.buf, out.len);
-	sb_reset(&out);
-	if (git(b, &out, "bisect", "reset", NULL, NULL, NULL) != 0)
-		warning("git bisect reset in %s failed: %s", b->tree, or_empty(out.buf));
+	if (b->bisecting) {
+		if (git(b, &out, "bisect", "log", NULL, NULL, NULL) == 0 && out.buf)
+			write_file_atomic(p, out.buf, out.len);
+		sb_reset(&out);
+		if (git(b, &out, "bisect", "reset", NULL, NULL, NULL) != 0)
+			warning("git bisect reset in %s failed: %s", b->tree, or_empty(out.buf));
+		sb_reset(&out);
+	}
+	if (b->orig[0] && git(b, &out, "checkout", "-q", b->orig, NULL, NULL) != 0)
+		warning("git checkout %s in %s failed: %s", b->orig, b->tree, or_empty(out.buf));
 	sb_release(&out);
 	kb_interrupted = sig;
 }
@@ -588,7 +639,7 @@ int cmd_bisect(int argc, char **argv)
 		goto out;
 	}
 	b.self[n] = 0;
-	if (check_tree(&b) || resolve_ref(&b, "--good", b.good, b.good_sha) ||
+	if (check_tree(&b) || save_head(&b) || resolve_ref(&b, "--good", b.good, b.good_sha) ||
 	    resolve_ref(&b, "--bad", b.bad, b.bad_sha))
 		goto out;
 	jset_str(b.state, "good_commit", b.good_sha);
@@ -596,10 +647,9 @@ int cmd_bisect(int argc, char **argv)
 	info("bisect %s: %s..%s in %s, %s %s, threshold %s, %d iterations a step (up to %d)", b.id,
 	     b.good, b.bad, b.tree, b.variant, b.metric, b.threshold, b.iterations, b.max_iterations);
 	ret = check_ends(&b);
-	if (ret == KB_EXIT_OK) {
+	if (ret == KB_EXIT_OK && !kb_interrupted)
 		ret = bisect_loop(&b);
-		bisect_finish(&b);
-	}
+	bisect_finish(&b);
 	if (kb_interrupted) {
 		error("interrupted: the finished steps are in %s; kbench bisect --resume %s%s%s",
 		      b.state_path, b.id, strcmp(b.reports, "reports") ? " --reports " : "",

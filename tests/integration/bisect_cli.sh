@@ -37,7 +37,8 @@ g checkout -q Makefile
 head=$(g rev-parse HEAD)
 expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 --bad HEAD $args --id f --iterations 2
 expect_out "the good end HEAD~1 could not be measured"
-[ "$(g rev-parse HEAD)" = "$head" ] && [ -z "$(g status --porcelain)" ] && ok "tree untouched" || bad "tree changed"
+[ "$(g rev-parse HEAD)" = "$head" ] && [ -z "$(g status --porcelain)" ] && g symbolic-ref -q HEAD >/dev/null &&
+	! g bisect log >/dev/null 2>&1 && ok "tree as it was: same branch, no bisection" || bad "tree changed"
 [ -s "$tmp/r/bisect/f/bisect.md" ] && [ -s "$tmp/r/bisect/f/state.json" ] && ok "report written" || bad "no report"
 expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 --bad HEAD $args --id f
 expect_out "bisection 'f' exists"
