@@ -651,6 +651,7 @@ int cmd_bisect(int argc, char **argv)
 		ret = bisect_loop(&b);
 	bisect_finish(&b);
 	if (kb_interrupted) {
+		jset_str(b.state, "why_none", "interrupted: kbench bisect --resume continues it");
 		error("interrupted: the finished steps are in %s; kbench bisect --resume %s%s%s",
 		      b.state_path, b.id, strcmp(b.reports, "reports") ? " --reports " : "",
 		      strcmp(b.reports, "reports") ? b.reports : "");
