@@ -13,8 +13,11 @@
 #include "history/history.h"
 #include "kernel/kernel.h"
 #include "run/results.h"
+#include "run/sweep.h"
+#include "report/sweep_report.h"
 #include "stats/compare.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -44,7 +47,20 @@ static const char campaign_usage[] =
 	"  quieten, refuse stops the campaign (exit 2; --resume finishes it later);\n"
 	"  every iteration is sampled and flagged busy in results.json either way\n";
 
-enum { K_KERNELS = RO_END, K_WARMUP, K_SEED, K_BASELINE, K_ID, K_BUSY_HOST, K_BUSY_WAIT, K_HELP };
+static const char sweep_usage[] =
+	"usage: kbench sweep --kernel VARIANT --param module.param=V1,V2,... [--param ...]\n"
+	"         [--suite SUITE] [--rounds N] [--warmup N] [--seed N] [--id ID] [--reports DIR]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
+	"         [--boot-retries N] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
+	"       kbench sweep --resume ID|DIR   finish an interrupted sweep\n"
+	"  every point of the knobs' cartesian product is VARIANT's binary booted with\n"
+	"  its command line, each knob set to the point's value (replacing the\n"
+	"  variant's own setting), run as one campaign: interleaved, seeded, resumable\n"
+	"  rounds (see kbench campaign --help). Writes REPORTS/sweep/ID/ with the\n"
+	"  runs, campaign.json, comparison.json, report.html, sweep.json, sweep.html\n";
+
+enum { K_KERNELS = RO_END, K_WARMUP, K_SEED, K_BASELINE, K_ID, K_BUSY_HOST, K_BUSY_WAIT, K_HELP,
+       K_KERNEL, K_PARAM, K_ROUNDS };
 
 struct campaign {
 	json_object *doc;          /* campaign.json */
@@ -52,7 +68,11 @@ struct campaign {
 	char path[KB_PATH_MAX];
 	int resume;                /* finish runs already there, skip complete ones */
 	struct run_opts ro;        /* what every run shares; ro.suite, ro.reports given */
-	struct strvec kernels;     /* the variants, baseline first once created */
+	struct strvec kernels;     /* the variants, baseline first once created;
+				    * a sweep's point labels */
+	struct sweep *sw;          /* kbench sweep: the knobs; NULL for a campaign */
+	struct strvec cmdlines;    /* a sweep's: each point's whole command line */
+	const char *kind;          /* "compare" or "sweep": REPORTS/KIND/ID */
 	const char *id, *baseline;
 	char idbuf[KB_ID_MAX + 1];
 	int iterations, warmup;
@@ -136,8 +156,12 @@ static int campaign_parse(int argc, char **argv, struct campaign *cp)
 		{ "busy-host", required_argument, NULL, K_BUSY_HOST },
 		{ "busy-wait", required_argument, NULL, K_BUSY_WAIT },
 		{ "help", no_argument, NULL, K_HELP },
+		{ "kernel", required_argument, NULL, K_KERNEL },
+		{ "param", required_argument, NULL, K_PARAM },
+		{ "rounds", required_argument, NULL, K_ROUNDS },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *usage = cp->sw ? sweep_usage : campaign_usage;
 	int c, r;
 	optind = 1;
 	opterr = 0;
@@ -148,7 +172,14 @@ static int campaign_parse(int argc, char **argv, struct campaign *cp)
 				return KB_EXIT_USAGE;
 			continue;
 		}
+		if ((!cp->sw && c >= K_KERNEL) || (cp->sw && c == K_KERNELS))
+			return error("%s", cp->sw ? "kbench sweep takes one --kernel VARIANT and --param, "
+				     "not --kernels" : "--kernel, --param and --rounds are kbench sweep's"),
+			       KB_EXIT_USAGE;
 		switch (c) {
+		case K_KERNEL: snprintf(cp->sw->variant, sizeof(cp->sw->variant), "%s", optarg); break;
+		case K_PARAM: bad = sweep_param_parse(cp->sw, optarg) != 0; break;
+		case K_ROUNDS: bad = parse_int_opt("--rounds", optarg, 1, 1000, &cp->ro.iterations); break;
 		case K_KERNELS: {
 			char *list = xstrdup(optarg), *save = NULL;
 			for (char *t = strtok_r(list, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
@@ -163,19 +194,19 @@ static int campaign_parse(int argc, char **argv, struct campaign *cp)
 		case K_BUSY_HOST: bad = busy_host_parse(optarg, &cp->busy); break;
 		case K_BUSY_WAIT: bad = parse_int_opt("--busy-wait", optarg, 1, 86400, &cp->busy_wait); break;
 		case K_HELP:
-			fputs(campaign_usage, stdout);
+			fputs(usage, stdout);
 			return -1;
 		default:
 			runopts_unknown(argv, "");
-			fputs(campaign_usage, stderr);
+			fputs(usage, stderr);
 			return KB_EXIT_USAGE;
 		}
 		if (bad)
 			return KB_EXIT_USAGE;
 	}
 	if (optind < argc)
-		return error("unexpected argument '%s' (the variants go in --kernels)", argv[optind]),
-		       KB_EXIT_USAGE;
+		return error("unexpected argument '%s' (%s)", argv[optind], cp->sw ?
+			     "the knobs go in --param" : "the variants go in --kernels"), KB_EXIT_USAGE;
 	cp->iterations = cp->ro.iterations;
 	return KB_EXIT_OK;
 }
@@ -186,14 +217,15 @@ static int campaign_load(struct campaign *cp)
 {
 	const char *resume = cp->ro.resume, *reports = cp->ro.reports;
 	json_object *vs, *g;
-	if (cp->kernels.n || cp->id || cp->baseline)
-		return error("--resume takes the campaign's own variants, id and baseline");
+	if (cp->kernels.n || cp->id || cp->baseline || (cp->sw && (cp->sw->variant[0] || cp->sw->nknobs)))
+		return error("--resume takes the %s's own %s, id and baseline", cp->kind,
+			     cp->sw ? "variant, knobs" : "variants");
 	if (strchr(resume, '/'))
 		snprintf(cp->dir, sizeof(cp->dir), "%s", resume);
 	else if (reports)
-		snprintf(cp->dir, sizeof(cp->dir), "%s/compare/%s", reports, resume);
+		snprintf(cp->dir, sizeof(cp->dir), "%s/%s/%s", reports, cp->kind, resume);
 	else
-		snprintf(cp->dir, sizeof(cp->dir), "%s/reports/compare/%s", kb_home(), resume);
+		snprintf(cp->dir, sizeof(cp->dir), "%s/reports/%s/%s", kb_home(), cp->kind, resume);
 	snprintf(cp->path, sizeof(cp->path), "%s/campaign.json", cp->dir);
 	if (!path_exists(cp->path))
 		return error("--resume: '%s' has no campaign.json", cp->dir);
@@ -205,7 +237,12 @@ static int campaign_load(struct campaign *cp)
 	    !jstr(cp->doc, "suite_path"))
 		return error("--resume: '%s' is not a campaign this kbench can resume (no variants or "
 			     "suite_path)", cp->path);
-	for (size_t i = 0; i < json_object_array_length(vs); i++)
+	if (!cp->sw != !jget(cp->doc, "sweep"))
+		return error("--resume: '%s' is %s: resume it with kbench %s --resume", cp->path,
+			     cp->sw ? "a campaign, not a sweep" : "a sweep", cp->sw ? "campaign" : "sweep");
+	if (cp->sw && sweep_from_json(jget(cp->doc, "sweep"), cp->path, cp->sw))
+		return -1;
+	for (size_t i = 0; !cp->sw && i < json_object_array_length(vs); i++)
 		strvec_push(&cp->kernels, or_empty(json_object_get_string(json_object_array_get_idx(vs, i))));
 	cp->ro.suite = jstr(cp->doc, "suite_path");
 	cp->iterations = json_object_get_int(jget(cp->doc, "iterations"));
@@ -218,14 +255,35 @@ static int campaign_load(struct campaign *cp)
 	return 0;
 }
 
+/* A sweep's points: labels into cp->kernels, command lines beside them. */
+static int sweep_points(struct campaign *cp)
+{
+	struct variant v;
+	char label[KB_ID_MAX + 1], line[OPT_STR_MAX * 2];
+	if (!cp->sw->variant[0] || !cp->sw->nknobs)
+		return error("kbench sweep needs --kernel VARIANT and at least one --param");
+	if (variant_load(cp->sw->variant, &v))
+		return -1;
+	for (size_t i = 0; i < sweep_npoints(cp->sw); i++) {
+		sweep_label(cp->sw, i, label, sizeof(label));
+		if (sweep_cmdline(cp->sw, i, v.cmdline, line, sizeof(line)))
+			return -1;
+		strvec_push(&cp->kernels, label);
+		strvec_push(&cp->cmdlines, line);
+	}
+	return 0;
+}
+
 /* Every name, the baseline, the suite and the id, before booting anything. */
 static int campaign_check(struct campaign *cp)
 {
+	if (cp->sw && sweep_points(cp))
+		return -1;
 	if (!cp->kernels.n)
 		default_kernels(&cp->kernels);
 	if (!cp->kernels.n)
 		return error("no kernel variant can be had (see kbench kernels)");
-	for (size_t i = 0; i < cp->kernels.n; i++) {
+	for (size_t i = 0; !cp->sw && i < cp->kernels.n; i++) {
 		struct variant v;
 		if (variant_load(cp->kernels.v[i], &v))
 			return -1;
@@ -261,9 +319,9 @@ static int campaign_create(struct campaign *cp)
 	json_object *ord = json_object_new_array();
 	char ts[32];
 	if (cp->ro.reports)
-		snprintf(cp->dir, sizeof(cp->dir), "%s/compare/%s", cp->ro.reports, cp->id);
+		snprintf(cp->dir, sizeof(cp->dir), "%s/%s/%s", cp->ro.reports, cp->kind, cp->id);
 	else
-		snprintf(cp->dir, sizeof(cp->dir), "%s/reports/compare/%s", kb_home(), cp->id);
+		snprintf(cp->dir, sizeof(cp->dir), "%s/reports/%s/%s", kb_home(), cp->kind, cp->id);
 	if (path_exists(cp->dir)) {
 		json_object_put(ord);
 		return error("campaign directory '%s' already exists", cp->dir);
@@ -298,6 +356,8 @@ static int campaign_create(struct campaign *cp)
 	for (size_t i = 0; i < cp->kernels.n; i++)
 		json_object_array_add(ord, json_object_new_string(cp->kernels.v[i]));
 	json_object_object_add(cp->doc, "variants", ord);
+	if (cp->sw)
+		json_object_object_add(cp->doc, "sweep", sweep_to_json(cp->sw));
 	json_object_object_add(cp->doc, "order", json_object_new_array());
 	json_object_object_add(cp->doc, "runs", json_object_new_array());
 	return campaign_save(cp);
@@ -350,9 +410,10 @@ static int campaign_run_done(struct campaign *cp, struct run_opts *o, const char
 /* One (variant, round) run: iterations = 1, results in DIR/runs/RUN_ID;
  * recorded in campaign.json. The run's exit status, or -1 when
  * campaign.json could not be saved (--resume would redo or miss runs). */
-static int campaign_run(struct campaign *cp, const char *variant, int round, int rounds, int warm,
+static int campaign_run(struct campaign *cp, size_t k, int round, int rounds, int warm,
 			int pos, int npos)
 {
+	const char *variant = cp->kernels.v[k];
 	struct run_opts o = cp->ro;
 	struct run_result r;
 	char id[256], reports[KB_PATH_MAX], dir[KB_PATH_MAX + 300];
@@ -360,8 +421,15 @@ static int campaign_run(struct campaign *cp, const char *variant, int round, int
 	json_object *e;
 	int rc;
 	snprintf(id, sizeof(id), "%s%02d-%s", warm ? "w" : "r", round, variant);
+	for (char *p = id; *p; p++) /* a sweep's label: '@', '=' and ',' */
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			*p = '_';
 	snprintf(reports, sizeof(reports), "%s%s", cp->dir, warm ? "/warmup" : "");
-	o.kernel = variant;
+	o.kernel = cp->sw ? cp->sw->variant : variant;
+	if (cp->sw) {
+		o.cmdline = cp->cmdlines.v[k];
+		o.cmdline_whole = 1;
+	}
 	o.iterations = 1;
 	o.run_id = id;
 	o.reports = reports;
@@ -395,26 +463,37 @@ static int campaign_run(struct campaign *cp, const char *variant, int round, int
 	return rc;
 }
 
+size_t *campaign_order(uint32_t seed, size_t n, int rounds)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t *order = xcalloc(n * (size_t)(rounds > 0 ? rounds : 1), sizeof(size_t));
+	gsl_rng_set(rng, seed);
+	for (int r = 0; r < rounds; r++) {
+		size_t *o = order + (size_t)r * n;
+		for (size_t i = 0; i < n; i++)
+			o[i] = i;
+		gsl_ran_shuffle(rng, o, n, sizeof(size_t));
+	}
+	gsl_rng_free(rng);
+	return order;
+}
+
 /* The rounds, warm-up first, each in its own shuffled order. */
 static int campaign_rounds(struct campaign *cp)
 {
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	size_t n = cp->kernels.n, *order = xcalloc(n, sizeof(size_t));
+	size_t n = cp->kernels.n, *all = campaign_order(cp->seed, n, cp->warmup + cp->iterations);
 	int ret = KB_EXIT_OK;
-	gsl_rng_set(rng, cp->seed);
 	for (int round = 1 - cp->warmup; round <= cp->iterations && !cp->stop && !kb_interrupted;
 	     round++) {
 		int warm = round <= 0;
+		size_t *order = all + (size_t)(round - 1 + cp->warmup) * n;
 		json_object *ro_json = json_object_new_array();
-		for (size_t i = 0; i < n; i++)
-			order[i] = i;
-		gsl_ran_shuffle(rng, order, n, sizeof(size_t));
 		for (size_t i = 0; i < n; i++)
 			json_object_array_add(ro_json, json_object_new_string(cp->kernels.v[order[i]]));
 		json_object_array_add(json_object_object_get(cp->doc, "order"), ro_json);
 		for (size_t i = 0; i < n && !kb_interrupted; i++) {
 			const char *v = cp->kernels.v[order[i]];
-			int rc = campaign_run(cp, v, warm ? round + cp->warmup : round,
+			int rc = campaign_run(cp, order[i], warm ? round + cp->warmup : round,
 					      warm ? cp->warmup : cp->iterations, warm, (int)i + 1, (int)n);
 			if (rc < 0 || (rc == KB_EXIT_USAGE && !kb_interrupted)) {
 				if (rc >= 0)
@@ -427,8 +506,7 @@ static int campaign_rounds(struct campaign *cp)
 				cp->failed = 1;
 		}
 	}
-	gsl_rng_free(rng);
-	free(order);
+	free(all);
 	return ret;
 }
 
@@ -452,6 +530,22 @@ static int campaign_record(const struct cmp_inputs *in, const char *reports)
 	return ret;
 }
 
+/* A sweep's finished runs, each grouped under its point's label. */
+static int sweep_inputs(struct campaign *cp, struct cmp_inputs *in)
+{
+	json_object *runs = jget(cp->doc, "runs");
+	char path[KB_PATH_MAX + 300];
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *e = json_object_array_get_idx(runs, i);
+		if (json_object_get_boolean(jget(e, "warmup")))
+			continue;
+		snprintf(path, sizeof(path), "%s/runs/%s/results.json", cp->dir, or_empty(jstr(e, "run_id")));
+		if (path_exists(path) && cmp_inputs_add(in, path, or_empty(jstr(e, "variant"))))
+			return -1;
+	}
+	return in->n ? 0 : error("no run of the sweep finished: nothing to compare");
+}
+
 /* Status saved, runs recorded, then the comparison and report. */
 static int campaign_finish(struct campaign *cp, int ret)
 {
@@ -468,7 +562,7 @@ static int campaign_finish(struct campaign *cp, int ret)
 	snprintf(runs, sizeof(runs), "%s/runs", cp->dir);
 	if (!path_exists(runs))
 		return error("no run finished: nothing to compare"), KB_EXIT_USAGE;
-	if (cmp_inputs_add(&in, cp->dir, NULL)) {
+	if (cp->sw ? sweep_inputs(cp, &in) : cmp_inputs_add(&in, cp->dir, NULL)) {
 		cmp_inputs_release(&in);
 		return KB_EXIT_USAGE;
 	}
@@ -480,6 +574,8 @@ static int campaign_finish(struct campaign *cp, int ret)
 	co.baseline = cp->kernels.v[0];
 	if ((r = compare_and_write(&in, &co, cp->dir, json_object_get(cp->doc))))
 		ret = r;
+	else if (cp->sw && sweep_report_write(&in, &co, cp->sw, cp->dir))
+		ret = KB_EXIT_USAGE;
 	if (ret == KB_EXIT_OK && (cp->failed || kb_interrupted))
 		ret = KB_EXIT_FAILED;
 	cmp_inputs_release(&in);
@@ -487,13 +583,17 @@ static int campaign_finish(struct campaign *cp, int ret)
 	return ret;
 }
 
-int cmd_campaign(int argc, char **argv)
+/* campaign and sweep: SW NULL for a campaign, else an empty sweep. */
+static int campaign_main(int argc, char **argv, struct sweep *sw)
 {
 	struct campaign cp;
 	int ret;
 
 	memset(&cp, 0, sizeof(cp));
 	cp.kernels = (struct strvec)STRVEC_INIT;
+	cp.cmdlines = (struct strvec)STRVEC_INIT;
+	cp.sw = sw;
+	cp.kind = sw ? "sweep" : "compare";
 	cp.ro.suite = "quick";
 	cp.seed = (uint32_t)time(NULL) ^ (uint32_t)getpid();
 	cp.busy = BUSY_FLAG;
@@ -508,13 +608,27 @@ int cmd_campaign(int argc, char **argv)
 		goto out;
 	if (cp.resume ? campaign_reopen(&cp) : campaign_create(&cp))
 		goto out;
-	printf("kbench campaign %s: %zu variants, suite %s, %d round%s%s, seed %u\n", cp.id,
-	       cp.kernels.n, cp.s.name, cp.iterations, cp.iterations == 1 ? "" : "s",
+	printf("kbench %s %s: %zu %s, suite %s, %d round%s%s, seed %u\n", sw ? "sweep" : "campaign",
+	       cp.id, cp.kernels.n, sw ? "points" : "variants", cp.s.name, cp.iterations,
+	       cp.iterations == 1 ? "" : "s",
 	       cp.warmup ? " after warm-up" : "", (unsigned)cp.seed);
 	ret = campaign_finish(&cp, campaign_rounds(&cp));
 out:
 	json_object_put(cp.doc);
 	suite_release(&cp.s);
 	strvec_clear(&cp.kernels);
+	strvec_clear(&cp.cmdlines);
 	return ret;
+}
+
+int cmd_campaign(int argc, char **argv)
+{
+	return campaign_main(argc, argv, NULL);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep sw;
+	memset(&sw, 0, sizeof(sw));
+	return campaign_main(argc, argv, &sw);
 }

@@ -69,6 +69,8 @@ static void usage(FILE *f)
 		"              --variant V --metric W.M [--threshold 5%%] (exit 0 named, 1 none); --help\n"
 		"  campaign  run variants interleaved, then compare: campaign --kernels \"A B\"\n"
 		"              [--suite S] [--iterations N] [--warmup N] [--seed N]\n"
+		"  sweep     kernel parameters swept on one variant, run as a campaign: sweep\n"
+		"              --kernel V --param rtmutex.spin_max_loops=0,100,10000 [--rounds N]\n"
 		"  kbuild-native  the suite's kbuild natively on the host (JSON on stdout), to set\n"
 		"              against the guest's: --suite S (smoke) [--iterations N]\n"
 		"  nightly   one night: run configs/nightly.ini's variants, record, judge against the\n"
@@ -517,6 +519,7 @@ static const struct {
 	{ "compare", cmd_compare }, { "report", cmd_report }, { "regress", cmd_regress },
 	{ "bisect", cmd_bisect },
 	{ "campaign", cmd_campaign },
+	{ "sweep", cmd_sweep },
 	{ "nightly", cmd_nightly }, { "history", cmd_history }, { "merge", cmd_merge },
 };
 

@@ -1183,7 +1183,9 @@ static int bench_prepare(struct bench *b)
 	for (size_t i = 0; !local && i < b->s.n; i++)
 		if (b->s.w[i].ops->prepare(b->s.w[i].params, &b->needs))
 			return -1;
-	if (!b->old)
+	if (!b->old && o->cmdline_whole)
+		snprintf(b->cmdline, sizeof(b->cmdline), "%s", o->cmdline ? o->cmdline : "");
+	else if (!b->old)
 		snprintf(b->cmdline, sizeof(b->cmdline), "%s%s%s", b->v.cmdline, o->cmdline ? " " : "",
 			 o->cmdline ? o->cmdline : "");
 	if (bench_boot_params(b) || (!local && kernel_needs_refuse(b->v.name, &b->k, b->needs.hostroot)) ||

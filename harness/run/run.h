@@ -18,6 +18,7 @@ struct run_opts {
 	const char *reports;    /* NULL = <kbench home>/reports */
 	const char *run_id;     /* NULL = generated */
 	const char *cmdline;    /* added to the variant's kernel command line */
+	int cmdline_whole;      /* ... or, when set, in place of it (kbench sweep) */
 	int boot_timeout_s;     /* 0 = derived from the accelerator */
 	int boot_retries;       /* boots again after a failed boot, when */
 	int boot_retries_set;   /* ... set; else KB_BOOT_RETRIES */

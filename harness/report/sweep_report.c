@@ -1,0 +1,264 @@
+/* sweep_report.c - sweep.json and sweep.html (see sweep_report.h). */
+#include "report/sweep_report.h"
+#include "core/ids.h"
+#include "core/jsonutil.h"
+#include "core/util.h"
+#include "report/report.h"
+#include "report/svg.h"
+#include "run/results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The comparison group of point I, or -1 when none finished. */
+static long point_group(const struct comparison *c, const struct sweep *sw, size_t i)
+{
+	char label[KB_ID_MAX + 1];
+	sweep_label(sw, i, label, sizeof(label));
+	for (size_t g = 0; g < c->ng; g++)
+		if (!strcmp(c->g[g].name, label))
+			return (long)g;
+	return -1;
+}
+
+static json_object *point_metrics(const struct comparison *c, size_t g)
+{
+	json_object *ms = json_object_new_object();
+	for (size_t m = 0; m < c->nm; m++) {
+		const struct cmp_cell *x = &c->m[m].cell[g];
+		json_object *o;
+		if (!x->n)
+			continue;
+		o = json_object_new_object();
+		jset_str(o, "unit", c->m[m].unit);
+		jset_int(o, "better", c->m[m].better);
+		jset_int(o, "n", (int)x->n);
+		json_object_object_add(o, "median", jnum(x->d.median));
+		json_object_object_add(o, "center", jnum(x->center));
+		json_object_object_add(o, "ci95_lo", jnum(x->center_lo));
+		json_object_object_add(o, "ci95_hi", jnum(x->center_hi));
+		json_object_object_add(ms, c->m[m].label, o);
+	}
+	return ms;
+}
+
+static json_object *point_locks(const struct comparison *c, size_t g)
+{
+	json_object *ls = json_object_new_object();
+	for (size_t l = 0; l < c->nlocks; l++) {
+		char key[256];
+		if (!c->locks[l].n[g])
+			continue;
+		snprintf(key, sizeof(key), "%s.%s", c->locks[l].label, c->locks[l].counter);
+		json_object_object_add(ls, key, json_object_new_double(c->locks[l].sum[g] /
+									 c->locks[l].n[g]));
+	}
+	return ls;
+}
+
+json_object *sweep_report_json(const struct comparison *c, const struct sweep *sw)
+{
+	json_object *doc = json_object_new_object(), *pts = json_object_new_array();
+	char label[KB_ID_MAX + 1];
+	jset_str(doc, "schema", "kbench-sweep");
+	jset_int(doc, "schema_version", 1);
+	json_object_object_add(doc, "sweep", sweep_to_json(sw));
+	jset_str(doc, "interval", "95% interval of the center (mean; harmonic mean for rates)");
+	jset_str(doc, "lock_stats", "mean per workload run");
+	for (size_t i = 0; i < sweep_npoints(sw); i++) {
+		long g = point_group(c, sw, i);
+		json_object *p = json_object_new_object(), *kv = json_object_new_object();
+		sweep_label(sw, i, label, sizeof(label));
+		jset_str(p, "label", label);
+		for (size_t k = 0; k < sw->nknobs; k++)
+			json_object_object_add(kv, sw->k[k].name, json_object_new_int64(sweep_value(sw, i, k)));
+		json_object_object_add(p, "knobs", kv);
+		jset_int(p, "iterations_ok", g < 0 ? 0 : c->g[g].ok);
+		json_object_object_add(p, "metrics", g < 0 ? json_object_new_object() : point_metrics(c, (size_t)g));
+		json_object_object_add(p, "lock_stats", g < 0 ? json_object_new_object() : point_locks(c, (size_t)g));
+		json_object_array_add(pts, p);
+	}
+	json_object_object_add(doc, "points", pts);
+	return doc;
+}
+
+/* The x position (0..n-1) of knob 0's value V: its rank among the values,
+ * so decades are equally spaced (a log axis) and 0 sits at the left. */
+static size_t rank_of(const struct sweep_knob *k, long long v)
+{
+	size_t r = 0;
+	for (size_t j = 0; j < k->n; j++)
+		r += k->v[j] < v;
+	return r;
+}
+
+static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e" };
+
+/* The chart of metric M: x knob 0 (by rank), one line per setting of the others. */
+static void metric_chart(struct strbuf *sb, const struct comparison *c, const struct sweep *sw,
+			 size_t m)
+{
+	const struct sweep_knob *k0 = &sw->k[0];
+	size_t np = sweep_npoints(sw), rest = np / k0->n;
+	struct svg_frame f = { 620, 300, 70, 20, 36, 56, 0, 1, 1 };
+	double lo = INFINITY, hi = -INFINITY, dx;
+	const char *title[] = { c->m[m].label };
+	for (size_t i = 0; i < np; i++) {
+		long g = point_group(c, sw, i);
+		const struct cmp_cell *x = g < 0 ? NULL : &c->m[m].cell[g];
+		if (x && x->n && isfinite(x->center)) {
+			lo = fmin(lo, isfinite(x->center_lo) ? x->center_lo : x->center);
+			hi = fmax(hi, isfinite(x->center_hi) ? x->center_hi : x->center);
+		}
+	}
+	if (!isfinite(lo))
+		return;
+	svg_scale(&f, lo, hi > lo ? hi : lo + 1);
+	dx = svg_pw(&f) / (double)(k0->n > 1 ? k0->n - 1 : 1);
+	svg_open(sb, &f, "");
+	report_escape(sb, c->m[m].label);
+	sb_adds(sb, "\">");
+	svg_heading(sb, &f, title, 1, c->m[m].unit, c->m[m].better, 14, 11);
+	svg_yticks(sb, &f, 11);
+	for (size_t j = 0; j < k0->n; j++) {
+		double x = f.L + dx * (double)rank_of(k0, k0->v[j]);
+		int dflt = k0->v[j] == 10000 && strstr(k0->name, "spin_max_loops");
+		sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%lld</text>\n",
+			x, f.H - f.B + 16, k0->v[j]);
+		if (dflt)
+			sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+				"stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+				"text-anchor=\"middle\" fill=\"#555\">2008 default</text>\n",
+				x, x, f.T, f.H - f.B, x, f.T + 10);
+	}
+	sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s "
+		"(values equally spaced: a log axis for decades, 0 at the left)</text>\n",
+		f.L + svg_pw(&f) / 2, f.H - 12, k0->name);
+	for (size_t s = 0; s < rest; s++) {
+		const char *col = colors[s % (sizeof(colors) / sizeof(colors[0]))];
+		struct strbuf line = STRBUF_INIT;
+		for (size_t j = 0; j < k0->n; j++) {
+			size_t i = j * rest + s;
+			long g = point_group(c, sw, i);
+			const struct cmp_cell *x = g < 0 ? NULL : &c->m[m].cell[g];
+			double px = f.L + dx * (double)rank_of(k0, sweep_value(sw, i, 0));
+			if (!x || !x->n || !isfinite(x->center))
+				continue;
+			sb_addf(&line, "%.1f,%.1f ", px, svg_y(&f, x->center));
+			if (isfinite(x->center_lo) && isfinite(x->center_hi))
+				sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+					"stroke-width=\"2\"/>\n", px, px, svg_y(&f, x->center_lo),
+					svg_y(&f, x->center_hi), col);
+			sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", px,
+				svg_y(&f, x->center), col);
+		}
+		sb_addf(sb, "<polyline fill=\"none\" stroke=\"%s\" points=\"%s\"/>\n", col,
+			line.len ? line.buf : "");
+		sb_release(&line);
+	}
+	sb_adds(sb, "</svg>\n");
+}
+
+/* The series legend: each colour's setting of the knobs after the first. */
+static void legend(struct strbuf *sb, const struct sweep *sw)
+{
+	size_t rest = sweep_npoints(sw) / sw->k[0].n;
+	if (sw->nknobs < 2)
+		return;
+	sb_adds(sb, "<p>");
+	for (size_t s = 0; s < rest; s++) {
+		sb_addf(sb, "<span style=\"color:%s\">&#9679; ", colors[s % (sizeof(colors) / sizeof(colors[0]))]);
+		for (size_t k = 1; k < sw->nknobs; k++)
+			sb_addf(sb, "%s=%lld ", sw->k[k].name, sweep_value(sw, s, k));
+		sb_adds(sb, "</span> ");
+	}
+	sb_adds(sb, "</p>\n");
+}
+
+/* The lock counters per point (means per workload run). */
+static void counters_table(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
+{
+	char label[KB_ID_MAX + 1], num[32];
+	if (!c->nlocks) {
+		sb_adds(sb, "<p>No lock counters in these runs (a kernel without the reference "
+			"patch's lock_stats).</p>\n");
+		return;
+	}
+	sb_adds(sb, "<table><tr><th>point</th>");
+	for (size_t l = 0; l < c->nlocks; l++) {
+		sb_adds(sb, "<th>");
+		report_escape(sb, c->locks[l].label);
+		sb_adds(sb, "<br>");
+		report_escape(sb, c->locks[l].counter);
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr>\n");
+	for (size_t i = 0; i < sweep_npoints(sw); i++) {
+		long g = point_group(c, sw, i);
+		sweep_label(sw, i, label, sizeof(label));
+		sb_adds(sb, "<tr><td>");
+		report_escape(sb, label);
+		sb_adds(sb, "</td>");
+		for (size_t l = 0; l < c->nlocks; l++) {
+			if (g < 0 || !c->locks[l].n[g])
+				snprintf(num, sizeof(num), "-");
+			else
+				cmp_fmt_num(num, sizeof(num), c->locks[l].sum[g] / c->locks[l].n[g]);
+			sb_addf(sb, "<td>%s</td>", num);
+		}
+		sb_adds(sb, "</tr>\n");
+	}
+	sb_adds(sb, "</table>\n");
+}
+
+static void sweep_html(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
+{
+	sb_adds(sb, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kbench sweep ");
+	report_escape(sb, sw->variant);
+	sb_adds(sb, "</title><style>body{font-family:sans-serif;margin:1.5em}"
+		".row{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}"
+		"table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
+		"padding:2px 6px;text-align:right}</style></head><body>\n<h1>kbench sweep: ");
+	report_escape(sb, sw->variant);
+	sb_adds(sb, "</h1>\n<p>Every point is the variant's binary booted with the knobs set on its "
+		"command line. Each chart: the metric's center (mean; harmonic mean for rates) at "
+		"every point with its 95% interval; the dashed line marks the 2008 default spin "
+		"bound (10000). The lock counters per point, beside, show which mechanism moves "
+		"the metric. Full comparison: <a href=\"report.html\">report.html</a>.</p>\n");
+	legend(sb, sw);
+	sb_adds(sb, "<div class=\"row\"><div>\n");
+	for (size_t m = 0; m < c->nm; m++)
+		metric_chart(sb, c, sw, m);
+	sb_adds(sb, "</div><div><h2>Lock counters per point</h2>\n");
+	counters_table(sb, c, sw);
+	sb_adds(sb, "</div></div>\n</body></html>\n");
+}
+
+int sweep_report_write(const struct cmp_inputs *in, const struct cmp_opts *o,
+		       const struct sweep *sw, const char *dir)
+{
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+	char path[KB_PATH_MAX + 16];
+	json_object *doc;
+	int ret = 0;
+	if (comparison_build(&c, in, o)) {
+		comparison_release(&c);
+		return -1;
+	}
+	doc = sweep_report_json(&c, sw);
+	snprintf(path, sizeof(path), "%s/sweep.json", dir);
+	if (results_save(doc, path))
+		ret = -1;
+	json_object_put(doc);
+	sweep_html(&sb, &c, sw);
+	snprintf(path, sizeof(path), "%s/sweep.html", dir);
+	if (sb_write_atomic(path, &sb))
+		ret = -1;
+	else
+		printf("sweep:      %s/sweep.json\n            %s/sweep.html\n", dir, dir);
+	comparison_release(&c);
+	return ret;
+}
