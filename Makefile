@@ -221,3 +221,16 @@ nightly: deps all
 	./kbench nightly --config '$(NIGHTLY_CONFIG)' $(KB_ARGS)
 
 .PHONY: nightly
+
+# The default knob sweep (docs/sweep.md): rt-adaptive's spin bound over six
+# decades and lateral steal off and on, 12 points x SWEEP_ROUNDS rounds of
+# configs/suites/sweep.ini, interleaved; REPORTS/sweep/ID/sweep.html.
+# Not measured end to end: about 1-2 min per run under TCG, so some 2-3
+# hours at 8 rounds, plus the first build of rt-adaptive (10-20 min).
+SWEEP_KERNEL ?= rt-adaptive
+SWEEP_ROUNDS ?= 8
+sweep: deps all
+	./kbench sweep --kernel '$(SWEEP_KERNEL)' --param rtmutex.spin_max_loops=0,10,100,1000,10000,100000 \
+		--param rtmutex.lateral_steal=0,1 --suite sweep --rounds '$(SWEEP_ROUNDS)' $(KB_ARGS)
+
+.PHONY: sweep

@@ -12,8 +12,10 @@
 #include "backend/guest.h"
 #include "report/report.h"
 #include "run/results.h"
+#include "run/sweep.h"
 #include "run/run.h"
 #include "run/trouble.h"
+#include "core/ids.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -330,6 +332,35 @@ static int fuzz_bzimage(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/* ---- kbench sweep --param (the command line) ---- */
+
+static int fuzz_sweep_param(const uint8_t *data, size_t size)
+{
+	char *text = xmalloc(size + 1), label[KB_ID_MAX + 1], line[OPT_STR_MAX * 2];
+	struct sweep s;
+
+	memcpy(text, data, size);
+	text[size] = '\0';
+	memset(&s, 0, sizeof(s));
+	snprintf(s.variant, sizeof(s.variant), "rt-adaptive");
+	if (sweep_param_parse(&s, text) == 0) {
+		FUZZ_ASSERT(s.nknobs == 1 && s.k[0].n >= 1 && s.k[0].n <= SWEEP_VALUES_MAX);
+		FUZZ_ASSERT(strspn(s.k[0].name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789_.") == strlen(s.k[0].name));
+		for (size_t i = 0; i < sweep_npoints(&s); i++) {
+			FUZZ_ASSERT(sweep_value(&s, i, 0) >= 0);
+			sweep_label(&s, i, label, sizeof(label));
+			if (sweep_cmdline(&s, i, "quiet rtmutex.spin_max_loops=10000", line,
+					  sizeof(line)) == 0)
+				FUZZ_ASSERT(strstr(line, s.k[0].name) && !strchr(line, '\n'));
+		}
+	} else {
+		FUZZ_ASSERT(s.nknobs == 0);
+	}
+	free(text);
+	return 0;
+}
+
 const struct fuzz_target fuzz_targets[] = {
 #define WORKLOAD(name) { #name, fuzz_##name },
 #include "workloads/list.h"
@@ -339,6 +370,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "config", fuzz_config },
 	{ "results", fuzz_results },
 	{ "bzimage", fuzz_bzimage },
+	{ "sweep_param", fuzz_sweep_param },
 	{ NULL, NULL },
 };
 

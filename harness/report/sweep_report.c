@@ -28,6 +28,7 @@ static json_object *point_metrics(const struct comparison *c, size_t g)
 	json_object *ms = json_object_new_object();
 	for (size_t m = 0; m < c->nm; m++) {
 		const struct cmp_cell *x = &c->m[m].cell[g];
+		char key[256];
 		json_object *o;
 		if (!x->n)
 			continue;
@@ -39,7 +40,8 @@ static json_object *point_metrics(const struct comparison *c, size_t g)
 		json_object_object_add(o, "center", jnum(x->center));
 		json_object_object_add(o, "ci95_lo", jnum(x->center_lo));
 		json_object_object_add(o, "ci95_hi", jnum(x->center_hi));
-		json_object_object_add(ms, c->m[m].label, o);
+		snprintf(key, sizeof(key), "%s.%s", c->m[m].label, c->m[m].name);
+		json_object_object_add(ms, key, o);
 	}
 	return ms;
 }
@@ -54,6 +56,24 @@ static json_object *point_locks(const struct comparison *c, size_t g)
 		snprintf(key, sizeof(key), "%s.%s", c->locks[l].label, c->locks[l].counter);
 		json_object_object_add(ls, key, json_object_new_double(c->locks[l].sum[g] /
 									 c->locks[l].n[g]));
+	}
+	return ls;
+}
+
+/* Each cyclictest label's merged histogram: p99, p99.9 and max (us). */
+static json_object *point_latency(const struct comparison *c, size_t g)
+{
+	json_object *ls = json_object_new_object();
+	for (size_t l = 0; l < c->nlat; l++) {
+		const struct cmp_hist *h = &c->lat[l].h[g];
+		json_object *o;
+		if (!h->ok)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "p99_us", jnum(h->pct[2]));
+		json_object_object_add(o, "p99_9_us", jnum(h->pct[3]));
+		json_object_object_add(o, "max_us", jnum(h->max));
+		json_object_object_add(ls, c->lat[l].label, o);
 	}
 	return ls;
 }
@@ -78,6 +98,7 @@ json_object *sweep_report_json(const struct comparison *c, const struct sweep *s
 		jset_int(p, "iterations_ok", g < 0 ? 0 : c->g[g].ok);
 		json_object_object_add(p, "metrics", g < 0 ? json_object_new_object() : point_metrics(c, (size_t)g));
 		json_object_object_add(p, "lock_stats", g < 0 ? json_object_new_object() : point_locks(c, (size_t)g));
+		json_object_object_add(p, "latency", g < 0 ? json_object_new_object() : point_latency(c, (size_t)g));
 		json_object_array_add(pts, p);
 	}
 	json_object_object_add(doc, "points", pts);
@@ -104,7 +125,7 @@ static void metric_chart(struct strbuf *sb, const struct comparison *c, const st
 	size_t np = sweep_npoints(sw), rest = np / k0->n;
 	struct svg_frame f = { 620, 300, 70, 20, 36, 56, 0, 1, 1 };
 	double lo = INFINITY, hi = -INFINITY, dx;
-	const char *title[] = { c->m[m].label };
+	const char *title[] = { c->m[m].label, c->m[m].name };
 	for (size_t i = 0; i < np; i++) {
 		long g = point_group(c, sw, i);
 		const struct cmp_cell *x = g < 0 ? NULL : &c->m[m].cell[g];
@@ -119,8 +140,10 @@ static void metric_chart(struct strbuf *sb, const struct comparison *c, const st
 	dx = svg_pw(&f) / (double)(k0->n > 1 ? k0->n - 1 : 1);
 	svg_open(sb, &f, "");
 	report_escape(sb, c->m[m].label);
+	sb_adds(sb, " ");
+	report_escape(sb, c->m[m].name);
 	sb_adds(sb, "\">");
-	svg_heading(sb, &f, title, 1, c->m[m].unit, c->m[m].better, 14, 11);
+	svg_heading(sb, &f, title, 2, c->m[m].unit, c->m[m].better, 14, 11);
 	svg_yticks(sb, &f, 11);
 	for (size_t j = 0; j < k0->n; j++) {
 		double x = f.L + dx * (double)rank_of(k0, k0->v[j]);
@@ -177,31 +200,46 @@ static void legend(struct strbuf *sb, const struct sweep *sw)
 	sb_adds(sb, "</p>\n");
 }
 
-/* The lock counters per point (means per workload run). */
+/* The counters the report shows (sweep.json keeps every one). */
+static int shown_counter(const char *name)
+{
+	static const char *const shown[] = { "spin_started", "spin_bound", "sleeps", "steal_lateral",
+					     "spin_ns" };
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if (!strcmp(name, shown[i]))
+			return 1;
+	return 0;
+}
+
+/* The lock counters: a row per counter, a column per point. */
 static void counters_table(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
 {
-	char label[KB_ID_MAX + 1], num[32];
+	char num[32];
 	if (!c->nlocks) {
 		sb_adds(sb, "<p>No lock counters in these runs (a kernel without the reference "
 			"patch's lock_stats).</p>\n");
 		return;
 	}
-	sb_adds(sb, "<table><tr><th>point</th>");
-	for (size_t l = 0; l < c->nlocks; l++) {
+	sb_adds(sb, "<p>Mean per workload run: spins started, spins ended by the bound, "
+		"sleeps, lateral steals, time spent spinning (ns). sweep.json has every counter.</p>\n"
+		"<table><tr><th>counter</th>");
+	for (size_t i = 0; i < sweep_npoints(sw); i++) {
 		sb_adds(sb, "<th>");
-		report_escape(sb, c->locks[l].label);
-		sb_adds(sb, "<br>");
-		report_escape(sb, c->locks[l].counter);
+		for (size_t k = 0; k < sw->nknobs; k++)
+			sb_addf(sb, "%s%lld", k ? "<br>" : "", sweep_value(sw, i, k));
 		sb_adds(sb, "</th>");
 	}
 	sb_adds(sb, "</tr>\n");
-	for (size_t i = 0; i < sweep_npoints(sw); i++) {
-		long g = point_group(c, sw, i);
-		sweep_label(sw, i, label, sizeof(label));
-		sb_adds(sb, "<tr><td>");
-		report_escape(sb, label);
-		sb_adds(sb, "</td>");
-		for (size_t l = 0; l < c->nlocks; l++) {
+	for (size_t l = 0; l < c->nlocks; l++) {
+		if (!shown_counter(c->locks[l].counter))
+			continue;
+		sb_adds(sb, "<tr><th style=\"text-align:left\">");
+		report_escape(sb, c->locks[l].label);
+		sb_adds(sb, " ");
+		report_escape(sb, c->locks[l].counter);
+		sb_adds(sb, "</th>");
+		for (size_t i = 0; i < sweep_npoints(sw); i++) {
+			long g = point_group(c, sw, i);
 			if (g < 0 || !c->locks[l].n[g])
 				snprintf(num, sizeof(num), "-");
 			else
@@ -211,6 +249,64 @@ static void counters_table(struct strbuf *sb, const struct comparison *c, const 
 		sb_adds(sb, "</tr>\n");
 	}
 	sb_adds(sb, "</table>\n");
+}
+
+/* hackbench's headline metric against cyclictest's p99 under load, one
+ * dot per point: the throughput-latency trade-off (when both ran). */
+static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
+{
+	const struct cmp_metric *m = NULL;
+	const struct cmp_latency *lat = NULL;
+	struct svg_frame f = { 620, 320, 70, 30, 36, 50, 0, 1, 1 };
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	char label[KB_ID_MAX + 1];
+	const char *title[] = { "trade-off: cyclictest p99 under load against", NULL, NULL };
+	for (size_t i = 0; i < c->nm && !m; i++)
+		if (!strcmp(c->m[i].workload, "hackbench") && c->m[i].primary)
+			m = &c->m[i];
+	for (size_t l = 0; l < c->nlat && !lat; l++)
+		if (strstr(c->lat[l].label, "load"))
+			lat = &c->lat[l];
+	if (!m || !lat)
+		return;
+	title[1] = m->label;
+	title[2] = m->name;
+	for (size_t g = 0; g < c->ng; g++)
+		if (m->cell[g].n && lat->h[g].ok) {
+			xlo = fmin(xlo, m->cell[g].center), xhi = fmax(xhi, m->cell[g].center);
+			ylo = fmin(ylo, lat->h[g].pct[2]), yhi = fmax(yhi, lat->h[g].pct[2]);
+		}
+	if (!isfinite(xlo))
+		return;
+	if (xhi <= xlo)
+		xlo -= 0.5, xhi += 0.5;
+	svg_scale(&f, ylo, yhi > ylo ? yhi : ylo + 1);
+	svg_open(sb, &f, "");
+	sb_adds(sb, "throughput against latency\">");
+	svg_heading(sb, &f, title, 3, NULL, -1, 14, 11);
+	svg_yticks(sb, &f, 11);
+	sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">x: ",
+		f.L + svg_pw(&f) / 2, f.H - 10);
+	report_escape(sb, m->label);
+	sb_adds(sb, " ");
+	report_escape(sb, m->name);
+	sb_addf(sb, " (%s); y: ", m->unit);
+	report_escape(sb, lat->label);
+	sb_adds(sb, " p99 (us)</text>\n");
+	for (size_t i = 0; i < sweep_npoints(sw); i++) {
+		long g = point_group(c, sw, i);
+		double x, y;
+		if (g < 0 || !m->cell[g].n || !lat->h[g].ok)
+			continue;
+		x = f.L + 10 + (m->cell[g].center - xlo) / (xhi - xlo) * (svg_pw(&f) - 20);
+		y = svg_y(&f, lat->h[g].pct[2]);
+		sweep_label(sw, i, label, sizeof(label));
+		sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", x, y, x + 6, y - 4);
+		report_escape(sb, strchr(label, '@') + 1);
+		sb_adds(sb, "</text>\n");
+	}
+	sb_adds(sb, "</svg>\n");
 }
 
 static void sweep_html(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
@@ -231,7 +327,12 @@ static void sweep_html(struct strbuf *sb, const struct comparison *c, const stru
 	sb_adds(sb, "<div class=\"row\"><div>\n");
 	for (size_t m = 0; m < c->nm; m++)
 		metric_chart(sb, c, sw, m);
+	tradeoff_chart(sb, c, sw);
 	sb_adds(sb, "</div><div><h2>Lock counters per point</h2>\n");
+	sb_adds(sb, "<p>Columns: the points (");
+	for (size_t k = 0; k < sw->nknobs; k++)
+		sb_addf(sb, "%s%s", k ? ", then " : "", sw->k[k].name);
+	sb_adds(sb, ").</p>\n");
 	counters_table(sb, c, sw);
 	sb_adds(sb, "</div></div>\n</body></html>\n");
 }
