@@ -153,8 +153,8 @@ static void metric_chart(struct strbuf *sb, const struct comparison *c, const st
 		if (dflt)
 			sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
 				"stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
-				"text-anchor=\"middle\" fill=\"#555\">2008 default</text>\n",
-				x, x, f.T, f.H - f.B, x, f.T + 10);
+				"text-anchor=\"end\" fill=\"#555\">2008 default</text>\n",
+				x, x, f.T, f.H - f.B, x - 3, f.T + 10);
 	}
 	sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s "
 		"(values equally spaced: a log axis for decades, 0 at the left)</text>\n",
@@ -200,9 +200,11 @@ static void legend(struct strbuf *sb, const struct sweep *sw)
 	sb_adds(sb, "</p>\n");
 }
 
-/* The counters the report shows (sweep.json keeps every one). */
+/* The counters the report shows (sweep.json keeps every one); NAME is
+ * "CLASS.COUNTER" (rtlock.sleeps). */
 static int shown_counter(const char *name)
 {
+	name = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
 	static const char *const shown[] = { "spin_started", "spin_bound", "sleeps", "steal_lateral",
 					     "spin_ns" };
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
@@ -259,8 +261,8 @@ static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const 
 	const struct cmp_latency *lat = NULL;
 	struct svg_frame f = { 620, 320, 70, 30, 36, 50, 0, 1, 1 };
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-	char label[KB_ID_MAX + 1];
-	const char *title[] = { "trade-off: cyclictest p99 under load against", NULL, NULL };
+	char label[KB_ID_MAX + 1], num[32];
+	const char *title[] = { "trade-off: p99 under load against", NULL, NULL };
 	for (size_t i = 0; i < c->nm && !m; i++)
 		if (!strcmp(c->m[i].workload, "hackbench") && c->m[i].primary)
 			m = &c->m[i];
@@ -283,14 +285,18 @@ static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const 
 	svg_scale(&f, ylo, yhi > ylo ? yhi : ylo + 1);
 	svg_open(sb, &f, "");
 	sb_adds(sb, "throughput against latency\">");
-	svg_heading(sb, &f, title, 3, NULL, -1, 14, 11);
+	svg_heading(sb, &f, title, 3, "us", -1, 14, 11);
 	svg_yticks(sb, &f, 11);
 	sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">x: ",
 		f.L + svg_pw(&f) / 2, f.H - 10);
 	report_escape(sb, m->label);
 	sb_adds(sb, " ");
 	report_escape(sb, m->name);
-	sb_addf(sb, " (%s); y: ", m->unit);
+	sb_addf(sb, " (%s, ", m->unit);
+	cmp_fmt_num(num, sizeof(num), xlo);
+	sb_addf(sb, "%s to ", num);
+	cmp_fmt_num(num, sizeof(num), xhi);
+	sb_addf(sb, "%s); y: ", num);
 	report_escape(sb, lat->label);
 	sb_adds(sb, " p99 (us)</text>\n");
 	for (size_t i = 0; i < sweep_npoints(sw); i++) {
@@ -314,7 +320,7 @@ static void sweep_html(struct strbuf *sb, const struct comparison *c, const stru
 	sb_adds(sb, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kbench sweep ");
 	report_escape(sb, sw->variant);
 	sb_adds(sb, "</title><style>body{font-family:sans-serif;margin:1.5em}"
-		".row{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}"
+		".row{display:flex;gap:1.5em;align-items:flex-start}.charts{flex:0 0 640px}.side{position:sticky;top:0}"
 		"table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
 		"padding:2px 6px;text-align:right}</style></head><body>\n<h1>kbench sweep: ");
 	report_escape(sb, sw->variant);
@@ -324,11 +330,11 @@ static void sweep_html(struct strbuf *sb, const struct comparison *c, const stru
 		"bound (10000). The lock counters per point, beside, show which mechanism moves "
 		"the metric. Full comparison: <a href=\"report.html\">report.html</a>.</p>\n");
 	legend(sb, sw);
-	sb_adds(sb, "<div class=\"row\"><div>\n");
+	sb_adds(sb, "<div class=\"row\"><div class=\"charts\">\n");
 	for (size_t m = 0; m < c->nm; m++)
 		metric_chart(sb, c, sw, m);
 	tradeoff_chart(sb, c, sw);
-	sb_adds(sb, "</div><div><h2>Lock counters per point</h2>\n");
+	sb_adds(sb, "</div><div class=\"side\"><h2>Lock counters per point</h2>\n");
 	sb_adds(sb, "<p>Columns: the points (");
 	for (size_t k = 0; k < sw->nknobs; k++)
 		sb_addf(sb, "%s%s", k ? ", then " : "", sw->k[k].name);

@@ -241,6 +241,17 @@ static inline int synth_scratch(char *dir, size_t len, const char *tmpl, gsl_rng
 	return 0;
 }
 
+/* synth_scratch, with kbench's home the source tree (its kernels/ and
+ * configs/) and no history: the setup of tests that call commands. */
+static inline int synth_scratch_home(char *dir, size_t len, const char *tmpl, gsl_rng **rng)
+{
+	if (synth_scratch(dir, len, tmpl, rng))
+		return -1;
+	setenv("KBENCH_HOME", KB_SRCDIR, 1);
+	setenv("KBENCH_HISTORY", "off", 1);
+	return 0;
+}
+
 static inline void synth_scratch_release(const char *dir, gsl_rng *rng)
 {
 	rm_rf(dir);

@@ -29,11 +29,7 @@ static gsl_rng *rng;
 static int setup(void **state)
 {
 	(void)state;
-	if (synth_scratch(dir, sizeof(dir), "/tmp/kbench-test-sweep.XXXXXX", &rng))
-		return -1;
-	setenv("KBENCH_HOME", KB_SRCDIR, 1);
-	setenv("KBENCH_HISTORY", "off", 1);
-	return 0;
+	return synth_scratch_home(dir, sizeof(dir), "/tmp/kbench-test-sweep.XXXXXX", &rng);
 }
 
 static int teardown(void **state)
