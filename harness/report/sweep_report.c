@@ -306,13 +306,17 @@ static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const 
 			continue;
 		x = f.L + 10 + (m->cell[g].center - xlo) / (xhi - xlo) * (svg_pw(&f) - 20);
 		y = svg_y(&f, lat->h[g].pct[2]);
-		sweep_label(sw, i, label, sizeof(label));
 		sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", x, y, x + 6, y - 4);
-		report_escape(sb, strchr(label, '@') + 1);
-		sb_adds(sb, "</text>\n");
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%zu</text>\n", x, y, x + 5, y - 4,
+			i + 1);
 	}
-	sb_adds(sb, "</svg>\n");
+	sb_adds(sb, "</svg>\n<p style=\"font-size:12px\">");
+	for (size_t i = 0; i < sweep_npoints(sw); i++) {
+		sweep_label(sw, i, label, sizeof(label));
+		sb_addf(sb, "%s%zu: ", i ? "; " : "", i + 1);
+		report_escape(sb, strchr(label, '@') + 1);
+	}
+	sb_adds(sb, "</p>\n");
 }
 
 static void sweep_html(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
