@@ -790,13 +790,6 @@ static int phase_config(struct build *b)
 			  "(a dependency is missing or the option vanished):\n%s", dropped.buf);
 		goto out;
 	}
-	/* a kernel the guest cannot use is refused before it is built */
-	{
-		char cfg[KB_PATH_MAX];
-		snprintf(cfg, sizeof(cfg), "%s/.config", b->cfgobj);
-		if (kneeds_refuse_config(b->v->name, cfg))
-			goto out;
-	}
 	ret = 0;
 out:
 	sb_release(&dropped);
@@ -919,6 +912,11 @@ static int configure_and_build(struct build *b, struct kernel_image *k)
 	char from[KB_PATH_MAX], to[KB_PATH_MAX];
 	int rebuild = b->bi->rebuild;
 	if (phase_config(b) || config_key(b))
+		return -1;
+	/* a kernel the guest cannot use is refused before it is built (kbench
+	 * kconfig still writes its config) */
+	snprintf(from, sizeof(from), "%s/.config", b->cfgobj);
+	if (kneeds_refuse_config(b->v->name, from))
 		return -1;
 	if (!rebuild && entry_fill(b->entry, k) == 0) {
 		info("kbench: %s: build cache hit (%s, kernel %s)", b->v->name, b->entry, k->release);

@@ -27,7 +27,10 @@ bzImage:
 kernelrelease:
 	@echo 6.12.0-kbench-fake
 M
-printf 'CONFIG_KBENCH_FAKE=y\n' >"$home/configs/kernel/fake.config"
+# with what kbench's guest needs (harness/kernel/needs.c), or the build
+# is refused after the config step
+printf 'CONFIG_KBENCH_FAKE=y\nCONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_CONSOLE=y\nCONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT4_FS=y\n' \
+	>"$home/configs/kernel/fake.config"
 printf '[variant]\nname = fake\nsource = build\nbase = tinyconfig\nconfigs = fake\npatches =\ntest_only = true\n' \
 	>"$home/kernels/fake.ini"
 cached() { "$KB" kernels 2>&1 | awk '$1 == "fake" { print $2 }'; }
