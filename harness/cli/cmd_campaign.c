@@ -218,7 +218,7 @@ static int campaign_load(struct campaign *cp)
 	const char *resume = cp->ro.resume, *reports = cp->ro.reports;
 	json_object *vs, *g;
 	if (cp->kernels.n || cp->id || cp->baseline || (cp->sw && (cp->sw->variant[0] || cp->sw->nknobs)))
-		return error("--resume takes the %s's own %s, id and baseline", cp->kind,
+		return error("--resume takes the %s's own %s, id and baseline", cp->sw ? "sweep" : "campaign",
 			     cp->sw ? "variant, knobs" : "variants");
 	if (strchr(resume, '/'))
 		snprintf(cp->dir, sizeof(cp->dir), "%s", resume);

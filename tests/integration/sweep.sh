@@ -77,4 +77,6 @@ rc=$?
 	ok "resume: both points done, none rerun" || { bad "resume reran a point"; cat "$tmp/resume.out"; }
 expect_exit 2 "$KB" campaign --resume "$d"
 expect_out "a sweep: resume it with kbench sweep"
+expect_exit 2 "$KB" sweep --resume tiny --param adaptive_lock.spin_max_loops=1 --reports "$tmp/r"
+expect_out "takes the sweep's own"
 finish
