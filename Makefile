@@ -132,7 +132,7 @@ $(O)/nightly-bench-seed: tests/tools/nightly_bench_seed.c tests/unit/synth.h $(L
 nightly-bench: all $(O)/synth-runs $(O)/nightly-bench-seed
 	sh tests/check/nightly-bench.sh
 
-test: deps all unit $(O)/synth-runs
+test: deps all unit $(O)/synth-runs $(O)/nightly-bench-seed
 	@sh harness/deps.sh test
 	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
 

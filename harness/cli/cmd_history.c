@@ -28,7 +28,9 @@ static const char history_usage[] =
 	"  accept: a deliberate change; from NIGHT (default: the variant's latest) on, the\n"
 	"  variant's (all: every variant's) metric (all: every metric) is judged against a\n"
 	"  level that starts there. WHO: --by, else $KBENCH_USER, else $USER\n"
-	"  --last N: trends and change points over the latest N nights (default 400; 0: all)\n"
+	"  trends: per host (every host with nightly runs of the suite, or --host); the charts\n"
+	"  show the whole history with the latest 90 nights in detail\n"
+	"  --last N: change points over the latest N nights (default 400; 0: all)\n"
 	"  every command takes --history FILE (default $KBENCH_HISTORY or reports/history.sqlite)\n"
 	"  --metric: metric, workload.metric or label.metric; prints each run's values\n"
 	"  --since: an ISO 8601 date or time (2026-11-01)\n";
@@ -88,52 +90,66 @@ static int history_import_dirs(struct history *h, const char *path, const struct
 	return bad ? KB_EXIT_USAGE : KB_EXIT_OK;
 }
 
-/* kbench history trends --suite S: the host is the newest nightly run of
- * the suite (on --host). */
+/* One host's trends: printed, and appended to HTML when not NULL. */
+static int host_trends(struct history *h, const char *hid, const char *accel, const char *host,
+		       const struct history_filter *f, const struct strvec *variants, int last,
+		       struct strbuf *html)
+{
+	struct trends t;
+	if (trends_build(h, hid, f->suite, accel, (const char *const *)variants->v, variants->n, NULL,
+			 last, &t)) {
+		trends_release(&t);
+		return -1;
+	}
+	if (host)
+		printf("host %s (%s):\n", host, hid);
+	trends_print(&t, stdout);
+	t.host = host;
+	if (html)
+		trends_html(&t, html);
+	trends_release(&t);
+	return 0;
+}
+
+/* kbench history trends --suite S: every host with nightly runs of the
+ * suite (or --host), the newest first, each with its own charts. */
 static int history_trends(struct history *h, const char *path, const struct history_filter *f,
 			  const struct strvec *variants, const char *html, int last)
 {
 	sqlite3_stmt *st;
-	char hid[17] = "", accel[32] = "";
-	struct trends t;
+	struct strvec hosts = STRVEC_INIT;  /* id, accel, name, ... */
+	struct strbuf sb = STRBUF_INIT;
 	int ret = KB_EXIT_OK;
 	if (!f->suite)
 		return error("kbench history trends needs --suite"), KB_EXIT_USAGE;
-	if (sqlite3_prepare_v2(h->db, "SELECT host_id, accel FROM runs WHERE night IS NOT NULL AND "
-			       "suite = ?1 AND (?2 IS NULL OR hostname = ?2 OR host_id = ?2) "
-			       "ORDER BY started DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return error("history '%s': %s", path, sqlite3_errmsg(h->db)), KB_EXIT_USAGE;
-	sqlite3_bind_text(st, 1, f->suite, -1, SQLITE_STATIC);
-	if (f->host)
-		sqlite3_bind_text(st, 2, f->host, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 2);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(hid, sizeof(hid), "%s", (const char *)sqlite3_column_text(st, 0));
-		if (sqlite3_column_text(st, 1))
-			snprintf(accel, sizeof(accel), "%s", (const char *)sqlite3_column_text(st, 1));
-	}
+	/* SQLite takes the bare columns from the row with max(started) */
+	if (!(st = history_prepare(h, "SELECT host_id, coalesce(accel, ''), coalesce(hostname, host_id), "
+				   "max(started) FROM runs WHERE night IS NOT NULL AND suite = ?1 AND "
+				   "(?2 IS NULL OR hostname = ?2 OR host_id = ?2) GROUP BY host_id "
+				   "ORDER BY max(started) DESC", "ss", f->suite, f->host)))
+		return KB_EXIT_USAGE;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (int k = 0; k < 3; k++)
+			strvec_push(&hosts, (const char *)sqlite3_column_text(st, k));
 	sqlite3_finalize(st);
-	if (!hid[0])
+	if (!hosts.n)
 		return error("history '%s': no nightly run of suite '%s'%s%s", path, f->suite,
 			     f->host ? " on host " : "", f->host ? f->host : ""), KB_EXIT_USAGE;
-	if (trends_build(h, hid, f->suite, accel, (const char *const *)variants->v, variants->n, NULL,
-			 last, &t)) {
-		trends_release(&t);
-		return KB_EXIT_USAGE;
-	}
-	trends_print(&t, stdout);
-	if (html) {
-		struct strbuf sb = STRBUF_INIT;
-		sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			"<title>kbench trends</title></head><body>");
-		trends_html(&t, &sb);
-		sb_adds(&sb, "</body></html>\n");
-		if (write_file_atomic(html, sb.buf, sb.len))
+	sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>kbench trends</title><style>body{font:14px system-ui,sans-serif;color:#1f2328;"
+		"margin:16px 24px}.card{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;"
+		"margin:12px 0}.small{font-size:12px;color:#57606a}table{border-collapse:collapse}"
+		"td,th{padding:3px 8px;border-bottom:1px solid #e5e8eb;text-align:right}.l{text-align:"
+		"left}.worse{color:#a40e26}.better{color:#1a7f37}</style></head><body>");
+	for (size_t i = 0; i + 2 < hosts.n && !ret; i += 3)
+		if (host_trends(h, hosts.v[i], hosts.v[i + 1], hosts.n > 3 ? hosts.v[i + 2] : NULL, f,
+				variants, last, html ? &sb : NULL))
 			ret = KB_EXIT_USAGE;
-		sb_release(&sb);
-	}
-	trends_release(&t);
+	sb_adds(&sb, "</body></html>\n");
+	if (!ret && html && write_file_atomic(html, sb.buf, sb.len))
+		ret = KB_EXIT_USAGE;
+	sb_release(&sb);
+	strvec_clear(&hosts);
 	return ret;
 }
 

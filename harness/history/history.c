@@ -799,7 +799,7 @@ int history_series(struct history *h, const char *host_id, const char *suite, co
 	 * only their samples, never every sample of the metric in the history */
 	if (sqlite3_prepare_v2(h->db,
 			       "SELECT r.night, r.run_id, r.started, r.source, r.patch_hash, r.config_hash, "
-			       "r.kernel_release, s.value, s.unit, s.better, n.started FROM runs r "
+			       "r.kernel_release, s.value, s.unit, s.better, n.seq FROM runs r "
 			       "CROSS JOIN nights n ON n.id = r.night CROSS JOIN samples s ON s.run = r.id "
 			       "WHERE r.host_id = ?1 AND r.suite = ?2 AND coalesce(r.accel, '') = ?3 "
 			       "AND r.variant = ?4 AND +s.label = ?5 AND +s.metric = ?6 AND "
@@ -831,6 +831,7 @@ int history_series(struct history *h, const char *host_id, const char *suite, co
 			cur->patch_hash = dup_col(st, 4);
 			cur->config_hash = dup_col(st, 5);
 			cur->kernel_release = dup_col(st, 6);
+			cur->seq = sqlite3_column_int64(st, 10);
 		}
 		cur->v = xrealloc(cur->v, (cur->n + 1) * sizeof(double));
 		cur->v[cur->n++] = sqlite3_column_double(st, 7);

@@ -98,6 +98,7 @@ struct history_point {
 	double *v;
 	size_t n;
 	double center, lo, hi;
+	long long seq;         /* the night's nights.seq */
 };
 
 struct history_series {

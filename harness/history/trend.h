@@ -11,9 +11,20 @@
 #include "history/changepoint.h"
 #include "history/history.h"
 
+/* An accepted change on a trend: the first point it applies to, and who
+ * accepted what, when and why (one line, for the chart's <title>). */
+struct trend_mark {
+	size_t index;
+	char *text;
+};
+
 struct trend {
-	struct history_series s;
-	struct cp_result cp;
+	struct history_series s;   /* every night of the history (the charts' overview) */
+	size_t from;               /* change points over s.p[from..]: the LAST latest nights */
+	struct cp_result cp;       /* indices into s.p */
+	char *state;               /* per point: 'r' regressed, 'n' noisy (verdicts), 0 */
+	struct trend_mark *acc;    /* accepted changes of this variant and metric */
+	size_t nacc;
 };
 
 struct trends {
@@ -21,11 +32,15 @@ struct trends {
 	size_t n;
 	struct cp_opts opts;
 	char *until;        /* the night the trends end at */
+	const char *host;   /* set by the caller when a page shows several hosts: the
+			     * section is headed and identified by it */
+	int detail;         /* the charts' detail: the latest DETAIL nights (default 90) */
 };
 
 /* Every label.metric the VARIANTS recorded in nights on HOST_ID with SUITE
- * and ACCEL, up to night UNTIL (NULL: all), the LAST latest nights of each
- * (0: all). 0 or -1. */
+ * and ACCEL, up to night UNTIL (NULL: all): each series over the whole
+ * history, with change points over its LAST latest nights (0: all), its
+ * nights' verdict states and the accepted changes. 0 or -1. */
 int trends_build(struct history *h, const char *host_id, const char *suite, const char *accel,
 		 const char *const *variants, size_t nv, const char *until, int last, struct trends *t);
 void trends_release(struct trends *t);

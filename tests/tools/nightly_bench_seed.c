@@ -5,7 +5,12 @@
  * verdict rows, in one transaction. Results documents are not stored (a
  * night reads them only for a pinned baseline night).
  *
- *   nightly-bench-seed DB HOSTS NIGHTS
+ * With --step DAY:PCT, rt's hackbench time is PCT% higher from night DAY
+ * on (every host), and its verdict rows say "regressed" for the 30 nights
+ * from DAY, as if someone accepted the change then (tests/integration/
+ * nightly_chart.sh draws it).
+ *
+ *   nightly-bench-seed DB HOSTS NIGHTS [--step DAY:PCT]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +26,11 @@ static const char *const variants[] = { "mainline", "rt", "rt-upstream", "rt-ada
 
 struct stmts {
 	sqlite3_stmt *night, *run, *sample, *verdict;
+	int step_day;           /* --step: from this night on (-1: none) */
+	double step;            /* rt hackbench.time's factor from then */
 };
+
+#define STEP_REGRESSED 30   /* nights the step's verdicts say regressed */
 
 static int step(struct history *h, sqlite3_stmt *st)
 {
@@ -62,8 +71,9 @@ static int seed_night(struct history *h, struct stmts *s, gsl_rng *r, int host, 
 		id = sqlite3_last_insert_rowid(h->db);
 		for (size_t k = 0; k < NM; k++) {
 			double x[5], mean = 0, ss = 0;
+			int stepped = s->step_day >= 0 && day >= s->step_day && v == 1 && k == 0;
 			for (int i = 0; i < 5; i++) {
-				x[i] = synth_draw(r, m[k].mean, m[k].cv);
+				x[i] = synth_draw(r, m[k].mean * (stepped ? s->step : 1), m[k].cv);
 				mean += x[i] / 5;
 				sqlite3_bind_int64(s->sample, 1, id);
 				sqlite3_bind_int(s->sample, 2, i + 1);
@@ -86,6 +96,8 @@ static int seed_night(struct history *h, struct stmts *s, gsl_rng *r, int host, 
 			sqlite3_bind_int(s->verdict, 7, strcmp(m[k].better, "higher") ? -1 : 1);
 			sqlite3_bind_double(s->verdict, 8, mean);
 			sqlite3_bind_double(s->verdict, 9, sqrt(ss / 4));
+			sqlite3_bind_text(s->verdict, 10, stepped && day < s->step_day + STEP_REGRESSED ?
+					  "regressed" : "ok", -1, SQLITE_STATIC);
 			if (step(h, s->verdict))
 				return -1;
 		}
@@ -98,12 +110,16 @@ int main(int argc, char **argv)
 	struct history h;
 	struct stmts s;
 	gsl_rng *r;
-	int hosts, nights, seq = 0, ret = 0;
+	int hosts, nights, seq = 0, ret = 0, pct = 0;
 	char (*hid)[17];
-	if (argc != 4 || (hosts = atoi(argv[2])) < 1 || (nights = atoi(argv[3])) < 1) {
-		fprintf(stderr, "usage: nightly-bench-seed DB HOSTS NIGHTS\n");
+	s.step_day = -1;
+	if ((argc != 4 && !(argc == 6 && !strcmp(argv[4], "--step") &&
+			    sscanf(argv[5], "%d:%d", &s.step_day, &pct) == 2 && s.step_day >= 0)) ||
+	    (hosts = atoi(argv[2])) < 1 || (nights = atoi(argv[3])) < 1) {
+		fprintf(stderr, "usage: nightly-bench-seed DB HOSTS NIGHTS [--step DAY:PCT]\n");
 		return 2;
 	}
+	s.step = 1 + pct / 100.0;
 	if (history_open(&h, argv[1], 1) || history_exec(&h, "PRAGMA synchronous = OFF", "seed") ||
 	    history_exec(&h, "BEGIN", "seed"))
 		return 2;
@@ -127,7 +143,7 @@ int main(int argc, char **argv)
 				   "better, value) VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7)", "");
 	s.verdict = history_prepare(&h, "INSERT INTO verdicts (night, seq, host_id, suite, variant, label, "
 				    "metric, better, n, mean, sd, state, nights, ref_nights) VALUES "
-				    "(?1, ?2, ?3, 'quick', ?4, ?5, ?6, ?7, 5, ?8, ?9, 'ok', 0, 0)", "");
+				    "(?1, ?2, ?3, 'quick', ?4, ?5, ?6, ?7, 5, ?8, ?9, ?10, 0, 0)", "");
 	if (!s.night || !s.run || !s.sample || !s.verdict)
 		return 2;
 	r = gsl_rng_alloc(gsl_rng_mt19937);
