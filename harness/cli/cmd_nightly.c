@@ -813,7 +813,7 @@ static int variant_verdicts(struct night *n, const struct nightly_cfg *c, const 
 	struct strvec msgs = STRVEC_INIT, acc = STRVEC_INIT;
 	struct strbuf md = STRBUF_INIT;
 	size_t nc = 0;
-	int ex = KB_EXIT_OK, judged = 0;
+	int ex = KB_EXIT_OK, judged = 0, backfilled = 0, bf;
 	char path[KB_PATH_MAX + 40], *suite = xasprintf("kbench nightly %s %s verdicts", n->id, variant);
 	for (size_t i = 0; i < cmp->nfail; i++)
 		if (cmp->fail[i].group == g) {
@@ -832,7 +832,10 @@ static int variant_verdicts(struct night *n, const struct nightly_cfg *c, const 
 				     .kernel = jstr(jget(doc0, "variant"), "kernel_release") };
 		if (!x->n || !regress_wanted(m, (const char *const *)c->metrics.v, c->metrics.n))
 			continue;
-		if (verdict_judge(&n->h, n->id, &k, &c->vo, &v) || verdict_record(&n->h, n->id, &k, &v)) {
+		/* nights from before history schema 3 (or imported) have no verdicts: judged first */
+		if ((bf = verdict_backfill(&n->h, n->id, &k, &c->vo, m->better, m->min_effect)) > backfilled)
+			backfilled = bf;
+		if (bf < 0 || verdict_judge(&n->h, n->id, &k, &c->vo, &v) || verdict_record(&n->h, n->id, &k, &v)) {
 			ex = -1;
 			break;
 		}
@@ -848,6 +851,14 @@ static int variant_verdicts(struct night *n, const struct nightly_cfg *c, const 
 		ex = -1;
 	sb_addf(&n->md, "#### `%s`: every metric against its level (up to %d good nights since the "
 		"last accepted change)\n\n", variant, c->vo.window);
+	if (backfilled) {
+		sb_addf(&n->md, "- judged first: %d earlier night%s without verdicts (recorded before history "
+			"schema 3, or imported), in order, so the level, the anchor and any regression "
+			"cover them\n",
+			backfilled, backfilled == 1 ? "" : "s");
+		printf("kbench nightly: %s: %d earlier night%s had no verdicts (recorded before history "
+		       "schema 3, or imported): judged first, in order\n", variant, backfilled, backfilled == 1 ? "" : "s");
+	}
 	sb_add(&n->md, md.buf ? md.buf : "", md.len);
 	for (size_t i = 0; i < acc.n; i++)
 		sb_addf(&n->md, "- accepted: %s\n", acc.v[i]);

@@ -167,6 +167,75 @@ static int load_accept(struct history *h, const struct verdict_key *k, int seq, 
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? base : -1;
 }
 
+/* The earlier nights of K to backfill: their samples, a night at a time. */
+struct bnight {
+	char *night, *kernel;
+	int noisy;
+	double *v;
+	size_t n;
+};
+
+static int backfill_load(struct history *h, const char *night, const struct verdict_key *k,
+			 struct bnight **out, size_t *nout)
+{
+	/* as history_series: the variant's runs (runs_host), their samples only */
+	sqlite3_stmt *st = history_prepare(h, "SELECT n.id, n.noisy IS NOT NULL, r.kernel_release, s.value "
+					   "FROM runs r CROSS JOIN nights n ON n.id = r.night CROSS JOIN "
+					   "samples s ON s.run = r.id WHERE r.host_id = ?1 AND r.suite = ?2 AND "
+					   "r.variant = ?3 AND +s.label = ?4 AND +s.metric = ?5 AND n.seq < "
+					   "(SELECT seq FROM nights WHERE id = ?6) ORDER BY n.seq, r.id, s.iteration",
+					   "ssssss", k->host_id, k->suite, k->variant, k->label, k->metric, night);
+	struct bnight *b = NULL;
+	size_t n = 0;
+	int rc;
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		const char *kr = (const char *)sqlite3_column_text(st, 2);
+		if (!n || strcmp(b[n - 1].night, id)) {
+			b = xrealloc(b, (n + 1) * sizeof(*b));
+			b[n++] = (struct bnight){ xstrdup(id), xstrdup(kr ? kr : ""), sqlite3_column_int(st, 1),
+						  NULL, 0 };
+		}
+		b[n - 1].v = xrealloc(b[n - 1].v, (b[n - 1].n + 1) * sizeof(double));
+		b[n - 1].v[b[n - 1].n++] = sqlite3_column_double(st, 3);
+	}
+	sqlite3_finalize(st);
+	*out = b;
+	*nout = n;
+	return rc == SQLITE_DONE ? 0 : error("history '%s': %s", h->path, sqlite3_errmsg(h->db));
+}
+
+int verdict_backfill(struct history *h, const char *night, const struct verdict_key *k,
+		     const struct verdict_opts *o, int better, double threshold)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT EXISTS (SELECT 1 FROM verdicts WHERE " KEY_WHERE
+					   " AND seq < (SELECT seq FROM nights WHERE id = ?6))", "ssssss",
+					   k->host_id, k->suite, k->variant, k->label, k->metric, night);
+	struct bnight *b = NULL;
+	size_t n = 0;
+	int have, ret;
+	if (!st)
+		return -1;
+	have = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (have)
+		return have < 0 ? error("history '%s': %s", h->path, sqlite3_errmsg(h->db)) : 0;
+	ret = backfill_load(h, night, k, &b, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct verdict v = { .v = b[i].v, .n = b[i].n, .better = better, .threshold = threshold,
+				     .noisy = b[i].noisy, .kernel = b[i].kernel };
+		if (!ret && (verdict_judge(h, b[i].night, k, o, &v) || verdict_record(h, b[i].night, k, &v)))
+			ret = -1;
+		free(b[i].night);
+		free(b[i].kernel);
+		free(b[i].v);
+	}
+	free(b);
+	return ret ? -1 : (int)n;
+}
+
 /* Tonight's own numbers as a one-night level. */
 static struct verdict_level tonight_level(struct verdict *v)
 {

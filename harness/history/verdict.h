@@ -68,6 +68,15 @@ struct verdict {
  * part from the history. 0 or -1. */
 int verdict_judge(struct history *h, const char *night, const struct verdict_key *k,
 		  const struct verdict_opts *o, struct verdict *v);
+/* Nights of K before NIGHT without any verdict of K before NIGHT (nights
+ * recorded before history schema 3, which had no verdicts): judged in
+ * order from their samples, as a nightly would have (with BETTER,
+ * THRESHOLD and the nights' noisy flags; the per-metric noise limit needs
+ * the comparison and is not applied), and recorded, so tonight's level,
+ * anchor and "regressed since" cover them. One indexed lookup when K has
+ * verdicts already. The caller holds the transaction. Nights judged, or -1. */
+int verdict_backfill(struct history *h, const char *night, const struct verdict_key *k,
+		     const struct verdict_opts *o, int better, double threshold);
 /* Record V as NIGHT's verdict for K (the caller holds the transaction). */
 int verdict_record(struct history *h, const char *night, const struct verdict_key *k,
 		   const struct verdict *v);

@@ -4,7 +4,8 @@
 # synthetic history of NB_HOSTS hosts (10) x 4 variants x NB_NIGHTS nights
 # (1095, three years) straight into SQLite (build/nightly-bench-seed), then
 # times, 3 times each, one more night of host03 (kbench nightly --runs with
-# four synthetic runs) and kbench history trends --suite quick --host host03.
+# four synthetic runs) and kbench history trends --suite quick --host host03
+# --html (the page-wide charts of every series over the whole history).
 # Prints the median and the spread of the wall time and of the CPU time
 # (user + sys: what the machine's load does not inflate). Targets on an
 # idle machine: under 2 s a night, under 10 s for trends.
@@ -38,8 +39,10 @@ for i in 1 2 3; do
 done
 stats "one more night (4 variants, 16 metrics)" "$tmp/nights"
 for i in 1 2 3; do
-	/usr/bin/time -f "%e %U %S" -o "$tmp/time" "$KB" history trends --suite quick --host host03 >"$tmp/trends.log" 2>&1
+	/usr/bin/time -f "%e %U %S" -o "$tmp/time" "$KB" history trends --suite quick --host host03 \
+		--html "$tmp/trends.html" >"$tmp/trends.log" 2>&1 || { cat "$tmp/trends.log"; exit 1; }
 	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$tmp/time" >>"$tmp/trends"
 done
-stats "kbench history trends (latest 400 nights)" "$tmp/trends"
+stats "kbench history trends --html (charts of $nights nights, change points over the latest 400)" "$tmp/trends"
 grep '^trends:' "$tmp/trends.log"
+echo "trends.html: $(du -k "$tmp/trends.html" | cut -f1) kB, $(grep -o '<svg class="trend"' "$tmp/trends.html" | wc -l) charts"

@@ -142,6 +142,19 @@ expect_exit 0 "$KB" history nights
 grep -n '^n7 \|^n13 ' "$tmp/out" | tr '\n' ' ' | grep -q '^[0-9]*:n7 .*:n13 ' &&
 	ok "nights in recorded order (n7 before n13)" || { bad "night order"; cat "$tmp/out"; }
 
+# nights without verdicts (recorded before history schema 3, or imported
+# night directories): the first night judged after them judges them
+# first, in order, so the regression that began in them is red tonight,
+# "since" its first night (without that, the level started tonight: exit 0)
+expect_exit 0 env KBENCH_HISTORY="$tmp/imp.sqlite" "$KB" history import "$r/nightly/n1" "$r/nightly/n2" \
+	"$r/nightly/n3" "$r/nightly/n4" "$r/nightly/n5" "$r/nightly/n6"
+n=$(sqlite3 "$tmp/imp.sqlite" "SELECT count(*) FROM verdicts")
+[ "$n" = 0 ] && ok "imported nights have no verdicts" || bad "imported nights' verdicts: $n"
+expect_exit 1 env KBENCH_HISTORY="$tmp/imp.sqlite" "$KB" nightly --config "$tmp/n.ini" --reports "$tmp/ri" \
+	--night i13 --runs "$tmp/in/n13"
+expect_out "rt: 6 earlier nights had no verdicts (recorded before history schema 3, or imported): judged first"
+expect_out "regressed since night n5 (kernel [^)]*), 3 nights, not accepted"
+
 # refused: a night twice, an unknown pinned night, bad config lines
 expect_exit 2 "$KB" nightly --config "$tmp/n.ini" --reports "$r" --night n4 --runs "$tmp/in/n4"
 expect_out "night 'n4' is already in the history"

@@ -287,6 +287,65 @@ static void test_migrate_v2(void **state)
 	history_close(&h);
 }
 
+/* A version 2 history (nights and their runs, no verdicts) with an 8%
+ * hackbench step from night m12 on, migrated: the first night judged
+ * after it judges the 20 old nights first (verdict_backfill), so tonight
+ * is red "since" the step's night, against a level of the old nights.
+ * Without the backfill the level would start tonight and exit 0. */
+static void test_migrated_nights(void **state)
+{
+	struct history h;
+	struct verdict_opts o;
+	struct verdict v = { .n = 5, .better = -1, .threshold = 0.03, .kernel = "6.12.1" };
+	static const struct synth_metric base = { "hackbench", "hackbench", "time", "s", "lower", 2.0, 0.02 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	char hid[17];
+	struct verdict_key k = { hid, "quick", "rt", "hackbench", "time" };
+	double x[5];
+	(void)state;
+	gsl_rng_set(r, 11);
+	unlink(db);
+	assert_int_equal(sqlite3_open(db, &h.db), SQLITE_OK);
+	snprintf(h.path, sizeof(h.path), "%s", db);
+	assert_int_equal(history_migrate(&h, 2), 0);
+	for (int i = 1; i <= 20; i++) {
+		char night[16], run[16], *sql;
+		struct synth_metric m = base;
+		struct synth_opts so = { .variant = "rt", .iterations = 5, .suite = "quick", .run_id = run };
+		json_object *doc;
+		m.mean *= i >= 12 ? 1.1 : 1;
+		snprintf(night, sizeof(night), "m%d", i);
+		snprintf(run, sizeof(run), "r%d", i);
+		sql = xasprintf("INSERT INTO nights (id, started, exit_code) VALUES ('%s', "
+				"'2026-01-%02dT01:00:00Z', 0)", night, i);
+		assert_int_equal(history_exec(&h, sql, "test"), 0);
+		free(sql);
+		doc = synth_doc(&so, &m, 1, r);
+		history_host_id(doc, hid);
+		assert_int_equal(history_record(&h, doc, NULL, night), 0);
+		json_object_put(doc);
+	}
+	history_close(&h);
+	assert_int_equal(history_open(&h, db, 0), 0);   /* migrated to 3 */
+	assert_int_equal(history_night_begin(&h, "tonight", hid, "quick", "t.ini"), 0);
+	for (int j = 0; j < 5; j++)
+		x[j] = synth_draw(r, 2.0 * 1.1, 0.02);
+	v.v = x;
+	verdict_opts_init(&o);
+	assert_int_equal(verdict_backfill(&h, "tonight", &k, &o, -1, 0.03), 20);
+	assert_int_equal(verdict_judge(&h, "tonight", &k, &o, &v), 0);
+	assert_int_equal(verdict_record(&h, "tonight", &k, &v), 0);
+	printf("migrated: tonight %s, %s\n", verdict_state_name(v.state), v.message);
+	assert_int_equal(v.state, VS_REGRESSED);
+	assert_true(!strcmp(v.since, "m12") || !strcmp(v.since, "m13") || !strcmp(v.since, "m14"));
+	assert_true(v.nights >= 8);
+	assert_int_equal(v.ref.nights, 10);
+	/* a second call finds verdicts there: one lookup, nothing judged */
+	assert_int_equal(verdict_backfill(&h, "tonight", &k, &o, -1, 0.03), 0);
+	gsl_rng_free(r);
+	history_close(&h);
+}
+
 /* Nights in one second: the series keeps their recorded order (the old
  * query ordered them by name, n10 before n9). */
 static void test_series_order(void **state)
@@ -340,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_false_alarms),
 		cmocka_unit_test(test_migrate_v2),
 		cmocka_unit_test(test_series_order),
+		cmocka_unit_test(test_migrated_nights),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
