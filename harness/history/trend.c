@@ -412,8 +412,8 @@ static void chart(struct strbuf *sb, const struct trend *tr, int detail)
 	struct band ov = { f.L, svg_pw(&f), 28, 44, 0, 1, 0, s->n };
 	struct band dv = { f.L, svg_pw(&f), f.T, svg_ph(&f), 0, 1, d0, s->n };
 	char attrs[160];
-	snprintf(attrs, sizeof(attrs), "class=\"trend\" style=\"width:100%%;height:auto\" "
-		 "data-points=\"%zu\" data-changes=\"%zu\" ", s->n, tr->cp.n);
+	snprintf(attrs, sizeof(attrs), "class=\"trend\" data-points=\"%zu\" data-changes=\"%zu\" "
+		 "style=\"width:100%%;height:auto\" ", s->n, tr->cp.n);
 	svg_open(sb, &f, attrs);
 	esc_words(sb, s->variant, s->label, s->metric);
 	sb_adds(sb, " over nights\">");

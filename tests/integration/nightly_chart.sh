@@ -33,7 +33,7 @@ grep -Eio '(src|href)[[:space:]]*=[[:space:]]*"[^"]*"|url\([^)]*\)' "$html" | gr
 grep -qi '<script' "$html" && bad "the page has a script" || ok "no script"
 n=$(grep -o 'id="trends-host0[01]"' "$html" | sort -u | wc -l)
 [ "$n" = 2 ] && ok "a section per host" || bad "$n host sections (want 2)"
-grep -q '<svg class="trend" style="width:100%;height:auto" data-points="450"' "$html" &&
+grep -q '<svg class="trend" data-points="450" data-changes="[0-9]*" style="width:100%;height:auto"' "$html" &&
 	ok "charts as wide as the page, over all 450 nights" || bad "no full-width chart of 450 nights"
 grep -q '<rect class="regressed"[^>]*><title>regressed from night h00-d0380 to h00-d0409' "$html" &&
 	ok "the regressed span is shaded" || bad "no regressed span h00-d0380 .. h00-d0409"
