@@ -90,6 +90,25 @@ static int history_import_dirs(struct history *h, const char *path, const struct
 	return bad ? KB_EXIT_USAGE : KB_EXIT_OK;
 }
 
+/* No nightly run to draw: say why, and what the history has instead
+ * (plain runs: `kbench run`, or a schema 1 history, which had no nights). */
+static void no_nights(struct history *h, const char *path, const struct history_filter *f)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT count(*) FROM runs WHERE suite = ?1 AND (?2 IS NULL "
+					   "OR hostname = ?2 OR host_id = ?2)", "ss", f->suite, f->host);
+	int runs = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (!runs)
+		error("history '%s': no nightly run of suite '%s'%s%s", path, f->suite,
+		      f->host ? " on host " : "", f->host ? f->host : "");
+	else
+		error("history '%s': no nightly run of suite '%s'%s%s: its %d run%s of the suite %s, not "
+		      "nights (kbench run, or a history from before nights, schema 1), so there are no "
+		      "trends over nights; kbench history import NIGHT-DIR adds nights", path, f->suite,
+		      f->host ? " on host " : "", f->host ? f->host : "", runs, runs == 1 ? "" : "s",
+		      runs == 1 ? "is a plain run" : "are plain runs");
+}
+
 /* One host's trends: printed, and appended to HTML when not NULL. */
 static int host_trends(struct history *h, const char *hid, const char *accel, const char *host,
 		       const struct history_filter *f, const struct strvec *variants, int last,
@@ -133,8 +152,7 @@ static int history_trends(struct history *h, const char *path, const struct hist
 			strvec_push(&hosts, (const char *)sqlite3_column_text(st, k));
 	sqlite3_finalize(st);
 	if (!hosts.n)
-		return error("history '%s': no nightly run of suite '%s'%s%s", path, f->suite,
-			     f->host ? " on host " : "", f->host ? f->host : ""), KB_EXIT_USAGE;
+		return no_nights(h, path, f), KB_EXIT_USAGE;
 	sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>kbench trends</title><style>body{font:14px system-ui,sans-serif;color:#1f2328;"
 		"margin:16px 24px}.card{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;"

@@ -92,6 +92,9 @@ expect_exit 0 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history check
 expect_out "intact"
 [ "$(sqlite3 "$tmp/v1.sqlite" 'PRAGMA user_version')" -ge 2 ] && ok "migrated copy at version >= 2" || bad "not migrated"
 [ "$(sqlite3 "$tmp/v1.sqlite" 'SELECT count(*) FROM samples')" = 13 ] && ok "13 samples kept" || bad "samples lost"
+# schema 1 had no nights: no trends, and the message says why
+expect_exit 2 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history trends --suite quick
+expect_out "its 4 runs of the suite are plain runs, not nights (kbench run, or a history from before nights, schema 1)"
 expect_exit 0 env KBENCH_HISTORY="$tmp/v1.sqlite" "$KB" history import "$tmp/runs/rt-1"
 expect_out "1 run added, 0 already there"
 [ "$(sha256sum <"$v1")" = "$sum_before" ] && ok "fixture unchanged" || bad "the test modified the v1 fixture"
