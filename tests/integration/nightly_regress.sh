@@ -7,7 +7,9 @@
 # without an accept; a deliberate change is accepted with a reason and who,
 # and shown; a night flagged noisy exits 3 without an alarm. Then kbench merge
 # of two hosts' nights: kept per host, pooled only with --pool-hosts, exit
-# the worst night's. Bad configs give exit 2 naming file and line.
+# the worst night's. Bad configs give exit 2 naming file and line. Nights
+# imported without verdicts are judged first; an unaccepted worse change
+# point fails the night until it is accepted.
 . "$(dirname "$0")/../lib.sh"
 t0=$(date +%s)
 S="$top/build/synth-runs"
@@ -200,5 +202,31 @@ assert sorted(v) == ["mainline", "rt"], list(v)
 assert any("POOLED" in w for w in c["warnings"]), c["warnings"]
 PY
 expect_exit 0 "$KB" merge "$r/nightly/n4" --out "$tmp/m4"
+# change points count in the exit status: 60 seeded nights with an 8%
+# step in rt's hackbench time at night 40 (build/nightly-bench-seed), then
+# a night at the new level: exit 1 and a <failure type="change-point">
+# naming the metric, the nights and the change; accepted, the next night
+# has no change-point failure, and its chart marks the accept
+SEED="$top/build/nightly-bench-seed"
+[ -x "$SEED" ] || { bad "build/nightly-bench-seed missing (make test builds it)"; finish; }
+export KBENCH_HISTORY="$tmp/cp.sqlite"
+expect_exit 0 "$SEED" "$KBENCH_HISTORY" 1 60 --step 40:8
+for i in 1 2; do
+	"$S" "$tmp/cp$i/ml" mainline "cp$i-mainline" "$i$i" --host host00 >/dev/null
+	"$S" "$tmp/cp$i/rt" rt "cp$i-rt" "$i$i" --host host00 --scale hackbench.time=1.08 >/dev/null
+done
+printf '[nightly]\nsuite = quick\nrefresh = no\nvariants = mainline rt\n' >"$tmp/cp.ini"
+expect_exit 1 "$KB" nightly --config "$tmp/cp.ini" --reports "$tmp/rc" --night cp1 --runs "$tmp/cp1"
+expect_out "change point: rt hackbench time between nights h00-d0039 and h00-d0040"
+grep -q '<failure type="change-point" message="rt hackbench time: change point between nights h00-d0039 and h00-d0040, [0-9.]* -&gt; [0-9.]* s (+[0-9.]*%, p [0-9.e-]*), worse by more than its threshold (2%), not accepted"' \
+	"$tmp/rc/nightly/cp1/junit/changepoints.xml" && ok "changepoints.xml: a failure naming the change point" ||
+	{ bad "changepoints.xml"; cat "$tmp/rc/nightly/cp1/junit/changepoints.xml"; }
+expect_exit 0 "$KB" history accept --variant rt --metric hackbench.time --reason "rt lock rework" --by bob
+expect_exit 0 "$KB" nightly --config "$tmp/cp.ini" --reports "$tmp/rc" --night cp2 --runs "$tmp/cp2"
+grep -c '<failure' "$tmp/rc/nightly/cp2/junit/changepoints.xml" | grep -qx 0 &&
+	ok "accepted: no change-point failure" || bad "accepted change point still fails"
+grep -q '<title>accepted at night cp1 by bob on [0-9-]* (rt, hackbench.time): rt lock rework</title>' \
+	"$tmp/rc/nightly/cp2/report.html" && ok "the night's chart marks the accept" || bad "no accept mark in report.html"
+
 echo "nightly_regress: $(($(date +%s) - t0)) s"
 finish
