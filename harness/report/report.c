@@ -880,6 +880,170 @@ static void config_diff(struct strbuf *sb, const struct comparison *c)
 	}
 }
 
+/* ---- the test subject (variant.subject of source-built variants) ---- */
+
+static json_object *group_subject(const struct comparison *c, size_t g)
+{
+	json_object *s;
+	if (!c->g[g].ninputs)
+		return NULL;
+	s = jobj(jobj(c->in->v[c->g[g].inputs[0]].doc, "variant"), "subject");
+	return s && json_object_is_type(s, json_type_object) ? s : NULL;
+}
+
+static size_t jlen(json_object *a)
+{
+	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+/* "N files, +A -R" of a patch's diffstat */
+static void diffstat_total(struct strbuf *sb, json_object *ds)
+{
+	long add = 0, del = 0;
+	for (size_t i = 0; i < jlen(ds); i++) {
+		add += json_object_get_int(jobj(json_object_array_get_idx(ds, i), "added"));
+		del += json_object_get_int(jobj(json_object_array_get_idx(ds, i), "removed"));
+	}
+	sb_addf(sb, "%zu file%s, +%ld &#8722;%ld", jlen(ds), jlen(ds) == 1 ? "" : "s", add, del);
+}
+
+/* one cell of the subject table: ROW 0 tree and base, 1 fragments,
+ * 2 patches, 3 lock knobs */
+static void subject_cell(struct strbuf *sb, json_object *s, int row)
+{
+	char buf[64];
+	json_object *a;
+	sb_adds(sb, "<td class=\"l small\">");
+	if (!s) {
+		sb_adds(sb, "&#8211;</td>");
+		return;
+	}
+	if (row == 0) {
+		esc(sb, jtext(s, "tree", buf, sizeof(buf)));
+		sb_adds(sb, ", base <code>");
+		esc(sb, jtext(s, "base", buf, sizeof(buf)));
+		sb_adds(sb, "</code>");
+	}
+	for (size_t i = 0; row == 1 && i < jlen(a = jobj(s, "config_fragments")); i++) {
+		json_object *f = json_object_array_get_idx(a, i), *o = jobj(f, "options");
+		sb_adds(sb, "<b>");
+		esc(sb, jtext(f, "name", buf, sizeof(buf)));
+		sb_adds(sb, "</b>:");
+		for (size_t k = 0; k < jlen(o); k++) {
+			sb_adds(sb, " <code>");
+			esc(sb, json_object_get_string(json_object_array_get_idx(o, k)));
+			sb_adds(sb, "</code>");
+		}
+		sb_adds(sb, "<br>");
+	}
+	for (size_t i = 0; row == 2 && i < jlen(a = jobj(s, "patches")); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+		const char *h = jtext(p, "sha256", buf, sizeof(buf));
+		sb_adds(sb, "<code>");
+		esc(sb, jtext(p, "file", buf, sizeof(buf)));
+		sb_adds(sb, "</code><br><b>");
+		esc(sb, jtext(p, "subject", buf, sizeof(buf)));
+		sb_addf(sb, "</b><br>sha256 <code>%.16s&#8230;</code>, ", h && strlen(h) >= 16 ? h : "?");
+		diffstat_total(sb, jobj(p, "diffstat"));
+		sb_adds(sb, "<br>");
+	}
+	a = jobj(s, "lock_knobs");
+	if (row == 3 && a && json_object_is_type(a, json_type_object)) {
+		json_object_object_foreach(a, k, v) {
+			sb_adds(sb, "<code>");
+			esc(sb, k);
+			sb_adds(sb, "=");
+			esc(sb, json_object_get_string(v));
+			sb_adds(sb, "</code> ");
+		}
+		if (!json_object_object_length(a))
+			sb_adds(sb, "none (the kernel's defaults)");
+	}
+	sb_adds(sb, "</td>");
+}
+
+/* a patch's text once, collapsed, with its diffstat */
+static void patch_details(struct strbuf *sb, json_object *p)
+{
+	char buf[64];
+	json_object *ds = jobj(p, "diffstat");
+	sb_adds(sb, "<details class=\"card\"><summary><code>");
+	esc(sb, jtext(p, "file", buf, sizeof(buf)));
+	sb_adds(sb, "</code>: ");
+	esc(sb, jtext(p, "subject", buf, sizeof(buf)));
+	sb_adds(sb, " <span class=\"small\">(");
+	diffstat_total(sb, ds);
+	sb_adds(sb, "; sha256 <code>");
+	esc(sb, jtext(p, "sha256", buf, sizeof(buf)));
+	sb_adds(sb, "</code>)</span></summary><pre>");
+	for (size_t i = 0; i < jlen(ds); i++) {
+		json_object *f = json_object_array_get_idx(ds, i);
+		sb_adds(sb, " ");
+		esc(sb, jtext(f, "path", buf, sizeof(buf)));
+		sb_addf(sb, " | +%d &#8722;%d\n", json_object_get_int(jobj(f, "added")),
+			json_object_get_int(jobj(f, "removed")));
+	}
+	sb_adds(sb, "\n");
+	esc(sb, jtext(p, "text", buf, sizeof(buf)));
+	sb_adds(sb, "</pre></details>");
+}
+
+/* Has an earlier group (or patch of G) the patch with P's sha256? */
+static int patch_seen(const struct comparison *c, size_t g, size_t i, json_object *p)
+{
+	const char *h = jstr(p, "sha256");
+	for (size_t e = 0; e <= g; e++) {
+		json_object *a = jobj(group_subject(c, e), "patches");
+		for (size_t k = 0; k < jlen(a) && (e < g || k < i); k++)
+			if (h && jstr(json_object_array_get_idx(a, k), "sha256") &&
+			    !strcmp(h, jstr(json_object_array_get_idx(a, k), "sha256")))
+				return 1;
+	}
+	return 0;
+}
+
+static int has_subject(const struct comparison *c)
+{
+	int any = 0;
+	for (size_t g = 0; g < c->ng; g++)
+		any |= group_subject(c, g) != NULL;
+	return any;
+}
+
+void report_subject(struct strbuf *sb, const struct comparison *c)
+{
+	static const char *const rows[] = { "source", "config fragments over the base",
+					    "patches", "lock knobs (command line)" };
+	if (!has_subject(c))
+		return;
+	sb_adds(sb, "<h2 id=\"subject\">Test subject</h2><p class=\"sub\">What each variant "
+		"built from source is: its tree and base config, the config fragments applied over "
+		"the base (the options that differ from it), the patches applied (the full text of "
+		"each below) and the lock knobs its command line sets, as recorded at run time. "
+		"&#8211;: not built from source.</p><table><tr><th class=\"l\">kernel</th>");
+	for (size_t g = 0; g < c->ng; g++) {
+		sb_addf(sb, "<th class=\"l\" style=\"color:%s\">", color(g));
+		esc(sb, c->g[g].name);
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr>");
+	for (int r = 0; r < 4; r++) {
+		sb_adds(sb, "<tr><td class=\"l\">");
+		esc(sb, rows[r]);
+		sb_adds(sb, "</td>");
+		for (size_t g = 0; g < c->ng; g++)
+			subject_cell(sb, group_subject(c, g), r);
+		sb_adds(sb, "</tr>");
+	}
+	sb_adds(sb, "</table>");
+	for (size_t g = 0; g < c->ng; g++) {
+		json_object *a = jobj(group_subject(c, g), "patches");
+		for (size_t i = 0; i < jlen(a); i++)
+			if (!patch_seen(c, g, i, json_object_array_get_idx(a, i)))
+				patch_details(sb, json_object_array_get_idx(a, i));
+	}
+}
+
 static void environment(struct strbuf *sb, const struct comparison *c)
 {
 	static const char *const hkeys[][2] = {
@@ -1073,6 +1237,8 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 		sb_adds(sb, "<a href=\"#failures\">failures</a>");
 	if (c->trends_html)
 		sb_adds(sb, "<a href=\"#trends\">trends</a>");
+	if (has_subject(c))
+		sb_adds(sb, "<a href=\"#subject\">test subject</a>");
 	sb_adds(sb, "<a href=\"#env\">environment</a><a href=\"#method\">method</a></nav>");
 	warnings(sb, c);
 	seed_table(sb, c);
@@ -1085,6 +1251,7 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	failures(sb, c);
 	if (c->trends_html)
 		sb_adds(sb, c->trends_html);
+	report_subject(sb, c);
 	environment(sb, c);
 	method(sb, c);
 	sb_adds(sb, "</main></body></html>\n");

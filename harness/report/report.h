@@ -8,6 +8,10 @@
  * become entities, control bytes and invalid UTF-8 become '?'. */
 void report_escape(struct strbuf *out, const char *s);
 
+/* The "Test subject" section: per variant built from source, its tree and
+ * base, config fragments, patches (each patch's text once, collapsed) and
+ * lock knobs, from variant.subject; nothing when no variant has one. */
+void report_subject(struct strbuf *out, const struct comparison *c);
 /* Render C as HTML into OUT (appended). */
 void report_html(const struct comparison *c, struct strbuf *out);
 /* Render and write PATH atomically; 0 or -1 (error printed). */

@@ -78,6 +78,25 @@ static json_object *point_latency(const struct comparison *c, size_t g)
 	return ls;
 }
 
+/* The test subject (docs/results.md): the variant's once at the top (one
+ * binary: the same patches and fragments at every point), the lock knobs
+ * each point's command line set in the point P. */
+static void point_subject(json_object *doc, json_object *p, const struct comparison *c, long g)
+{
+	json_object *s = g < 0 || !c->g[g].ninputs ? NULL :
+		jget(jget(c->in->v[c->g[g].inputs[0]].doc, "variant"), "subject"), *copy = NULL;
+	if (!s || json_object_deep_copy(s, &copy, NULL))
+		return;
+	if (jget(copy, "lock_knobs"))
+		json_object_object_add(p, "lock_knobs", json_object_get(jget(copy, "lock_knobs")));
+	if (jget(doc, "subject")) {
+		json_object_put(copy);
+		return;
+	}
+	json_object_object_del(copy, "lock_knobs");
+	json_object_object_add(doc, "subject", copy);
+}
+
 json_object *sweep_report_json(const struct comparison *c, const struct sweep *sw)
 {
 	json_object *doc = json_object_new_object(), *pts = json_object_new_array();
@@ -95,6 +114,7 @@ json_object *sweep_report_json(const struct comparison *c, const struct sweep *s
 		for (size_t k = 0; k < sw->nknobs; k++)
 			json_object_object_add(kv, sw->k[k].name, json_object_new_int64(sweep_value(sw, i, k)));
 		json_object_object_add(p, "knobs", kv);
+		point_subject(doc, p, c, g);
 		jset_int(p, "iterations_ok", g < 0 ? 0 : c->g[g].ok);
 		json_object_object_add(p, "metrics", g < 0 ? json_object_new_object() : point_metrics(c, (size_t)g));
 		json_object_object_add(p, "lock_stats", g < 0 ? json_object_new_object() : point_locks(c, (size_t)g));
@@ -344,7 +364,9 @@ static void sweep_html(struct strbuf *sb, const struct comparison *c, const stru
 		sb_addf(sb, "%s%s", k ? ", then " : "", sw->k[k].name);
 	sb_adds(sb, ").</p>\n");
 	counters_table(sb, c, sw);
-	sb_adds(sb, "</div></div>\n</body></html>\n");
+	sb_adds(sb, "</div></div>\n");
+	report_subject(sb, c);
+	sb_adds(sb, "</body></html>\n");
 }
 
 int sweep_report_write(const struct cmp_inputs *in, const struct cmp_opts *o,

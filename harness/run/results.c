@@ -5,6 +5,7 @@
 #include "core/jsonutil.h"
 #include "core/config.h"
 #include "kernel/kernel.h"
+#include "kernel/subject.h"
 
 #include <json-c/printbuf.h>
 #include <gsl/gsl_sort.h>
@@ -225,6 +226,36 @@ static int need(json_object *o, const char *key, json_type t, int nullable, cons
 }
 
 /* An iteration's host_noise, when there (hostnoise.h). */
+/* variant.subject, where a run of a source-built variant recorded it
+ * (older results have none) */
+static int check_subject(json_object *v, char *err, size_t len)
+{
+	json_object *s, *a;
+	if (!json_object_object_get_ex(v, "subject", &s))
+		return 0;
+	if (!json_object_is_type(s, json_type_object))
+		return verr(err, len, "variant: 'subject' should be an object");
+	if (need(s, "patches", json_type_array, 0, "variant subject", err, len) ||
+	    need(s, "config_fragments", json_type_array, 0, "variant subject", err, len) ||
+	    need(s, "lock_knobs", json_type_object, 0, "variant subject", err, len))
+		return -1;
+	a = json_object_object_get(s, "patches");
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+		char w[64];
+		snprintf(w, sizeof(w), "variant subject patch %zu", i + 1);
+		if (!json_object_is_type(p, json_type_object))
+			return verr(err, len, "%s: not an object", w);
+		if (need(p, "file", json_type_string, 0, w, err, len) ||
+		    need(p, "subject", json_type_string, 0, w, err, len) ||
+		    need(p, "sha256", json_type_string, 0, w, err, len) ||
+		    need(p, "diffstat", json_type_array, 0, w, err, len) ||
+		    need(p, "text", json_type_string, 0, w, err, len))
+			return -1;
+	}
+	return 0;
+}
+
 static int check_host_noise(json_object *it, const char *where, char *err, size_t len)
 {
 	static const char *const pcts[] = { "other_cpu_pct", "own_cpu_pct", "psi_cpu_some_pct",
@@ -353,7 +384,8 @@ int results_validate(json_object *doc, char *err, size_t len)
 	    need(v, "kernel_release", json_type_string, 1, "variant", err, len) ||
 	    need(v, "realtime", json_type_string, 1, "variant", err, len) ||
 	    need(v, "cmdline", json_type_string, 1, "variant", err, len) ||
-	    need(v, "config_hash", json_type_string, 1, "variant", err, len))
+	    need(v, "config_hash", json_type_string, 1, "variant", err, len) ||
+	    check_subject(v, err, len))
 		return -1;
 	v = json_object_object_get(doc, "suite");
 	if (need(v, "name", json_type_string, 0, "suite", err, len) ||
@@ -527,7 +559,7 @@ static json_object *variant_json(const struct results_head *h)
 	json_object *jv = json_object_new_object();
 	const struct variant *v = h->variant;
 	const struct kernel_image *k = h->kernel;
-	json_object *cs, *rt;
+	json_object *cs, *rt, *subj;
 	json_object_object_add(jv, "name", json_object_new_string(v->name));
 	json_object_object_add(jv, "description", jstr_or_null(v->description));
 	json_object_object_add(jv, "source", json_object_new_string(
@@ -543,6 +575,8 @@ static json_object *variant_json(const struct results_head *h)
 	json_object_object_add(jv, "config_hash", jstr_or_null(k->config_hash));
 	json_object_object_add(jv, "config_speed", cs = config_speed(k->config));
 	json_object_object_add(jv, "extra_cmdline", json_object_new_string(h->cmdline));
+	if (v->source == VSRC_BUILD && (subj = subject_json(v, h->cmdline)))
+		json_object_object_add(jv, "subject", subj);
 	/* filled from the guest's hello (results_note_guest) */
 	json_object_object_add(jv, "kernel_release", NULL);
 	/* until a guest says otherwise: the kernel's own config, or the

@@ -159,13 +159,18 @@ static json_object *variants_json(const struct comparison *c)
 					     "image_release", "kernel_release", "realtime",
 					     "config_hash", "extra_cmdline", NULL };
 	for (size_t g = 0; g < c->ng; g++) {
-		json_object *runs = json_object_new_array();
+		json_object *runs = json_object_new_array(), *subj, *copy = NULL;
 		o = json_object_new_object();
 		jset_str(o, "name", c->g[g].name);
 		for (int k = 0; vkeys[k]; k++) {
 			const char *s = cmp_group_str(c, g, "variant", vkeys[k]);
 			jset_str(o, vkeys[k], s);
 		}
+		/* the test subject of a source-built variant (docs/results.md) */
+		subj = c->g[g].ninputs ? jget(jget(c->in->v[c->g[g].inputs[0]].doc, "variant"),
+					      "subject") : NULL;
+		if (subj && !json_object_deep_copy(subj, &copy, NULL))
+			jset(o, "subject", copy);
 		for (size_t k = 0; k < c->g[g].ninputs; k++)
 			json_object_array_add(runs, json_object_new_string(
 				or_empty(jstr(c->in->v[c->g[g].inputs[k]].doc, "run_id"))));

@@ -4,7 +4,9 @@
 # spin bound, one round of a tiny suite. Checks: exit 0; each point's run
 # booted with its own value in place of the variant's (the guest's
 # /sys/module/rtmutex/parameters); sweep.json holds both points with
-# metrics; sweep.html and the comparison exist; --resume reruns nothing;
+# metrics; sweep.html and the comparison exist; the test subject (the
+# reference patch, each point's knobs) is in sweep.json, comparison.json
+# and both pages; --resume reruns nothing;
 # bad --param values and names exit 2 before anything boots.
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
@@ -62,6 +64,16 @@ for r in runs:
     got = int(doc["variant"]["rtmutex_params"]["spin_max_loops"])
     assert got == want, (r, got, want)
     assert "spin_max_loops=10000" not in doc["variant"]["extra_cmdline"], doc["variant"]["extra_cmdline"]
+# the test subject: the reference patch, once at the top; each point's knobs
+subj = "locking/rtmutex: Make adaptive spinning and lateral steal switchable"
+p0 = s["subject"]["patches"][0]
+assert p0["subject"] == subj and len(p0["sha256"]) == 64 and len(p0["diffstat"]) == 3, p0["subject"]
+assert [p["lock_knobs"]["rtmutex.spin_max_loops"] for p in pts] == ["0", "100"], pts
+cmp = json.load(open(d + "/comparison.json"))
+assert all(v["subject"]["patches"][0]["subject"] == subj for v in cmp["variants"]), "comparison.json"
+for html in ("/sweep.html", "/report.html"):
+    t = open(d + html).read()
+    assert subj in t and "<details" in t and "rtmutex.&lt;name&gt;" in t, html + ": no test subject"
 c = json.load(open(d + "/campaign.json"))
 assert c["sweep"]["variant"] == "rt-adaptive-test" and c["status"] == "complete", c.get("status")
 print("points:", [p["label"] for p in pts])

@@ -564,6 +564,58 @@ static void test_report_html(void **state)
 	gsl_rng_free(r);
 }
 
+/* The test subject from a real run of the patched test kernel
+ * (tests/fixtures/results/subject-adaptive.json) beside an older run
+ * without one (locks-off.json): the section, the patch's subject, hash,
+ * diffstat and escaped text in a collapsed <details>, the knobs and
+ * fragments; comparison.json carries it; an old run shows "-". */
+static void test_report_subject(void **state)
+{
+	static const char *const files[] = { "subject-adaptive.json", "locks-off.json" };
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+	json_object *doc, *v;
+	const char *d;
+	(void)state;
+	cmp_opts_init(&o);
+	o.force = 1; /* the two runs' suites differ (tiny, locks) */
+	for (int i = 0; i < 2; i++) {
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/tests/fixtures/results/%s", KB_SRCDIR, files[i]);
+		assert_non_null(doc = results_load(path));
+		add_doc(&in, doc, files[i], i ? "old" : NULL);
+	}
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	report_html(&c, &sb);
+	assert_non_null(strstr(sb.buf, "<h2 id=\"subject\">Test subject</h2>"));
+	assert_non_null(strstr(sb.buf, "<a href=\"#subject\">"));
+	assert_non_null(strstr(sb.buf, "locking/rtmutex: Make adaptive spinning and lateral steal "
+				       "switchable"));
+	assert_non_null(strstr(sb.buf, "<code>0e398e91c04fa492&#8230;</code>, 3 files, +260 &#8722;13"));
+	assert_non_null(d = strstr(sb.buf, "<details class=\"card\"><summary><code>0001-locking"));
+	assert_non_null(strstr(d, " kernel/locking/rtmutex_api.c | +115 &#8722;0\n"));
+	assert_non_null(strstr(d, "rtmutex.&lt;name&gt;=&lt;value&gt;"));
+	assert_null(strstr(sb.buf, "rtmutex.<name>"));
+	assert_null(strstr(d + 1, "<details class=\"card\"><summary><code>0001-locking"));
+	assert_non_null(strstr(sb.buf, "<code>rtmutex.spin_max_loops=10000</code>"));
+	assert_non_null(strstr(sb.buf, "<b>rt</b>: <code>CONFIG_EXPERT=y</code> <code>CONFIG_PREEMPT_RT=y</code>"));
+	assert_non_null(strstr(sb.buf, "<td class=\"l small\">&#8211;</td>"));
+	doc = comparison_to_json(&c);
+	v = json_object_array_get_idx(json_object_object_get(doc, "variants"), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(json_object_array_get_idx(
+		json_object_object_get(json_object_object_get(v, "subject"), "patches"), 0), "sha256")),
+		"0e398e91c04fa492d67300eeb248b09f5d315e632fb7acc3ed4c058d4dbcb8b9");
+	v = json_object_array_get_idx(json_object_object_get(doc, "variants"), 1);
+	assert_null(json_object_object_get(v, "subject"));
+	json_object_put(doc);
+	sb_release(&sb);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+}
+
 static void test_rules(void **state)
 {
 	struct cmp_rules r = { NULL, 0 };
@@ -595,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_mde),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_report_html),
+		cmocka_unit_test(test_report_subject),
 	};
 	kb_quiet = 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);

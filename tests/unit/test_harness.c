@@ -18,6 +18,9 @@
 #include "backend/guest.h"
 #include "backend/image.h"
 #include "kernel/apt.h"
+#include "kernel/subject.h"
+#include "core/config.h"
+#include "core/jsonutil.h"
 #include "run/results.h"
 #include "run/run.h"
 #include "run/trouble.h"
@@ -30,6 +33,80 @@ static char *fixture(const char *rel)
 	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", KB_SRCDIR, rel);
 	assert_int_equal(read_file(path, &sb, 1 << 20), 0);
 	return sb.buf;
+}
+
+/* The test subject of rt-adaptive: the real reference patch, its subject
+ * (folded header), sha256 and diffstat (as `git apply --numstat` counts
+ * it: 83/13, 115/0, 62/0), the fragments and the lock knobs. */
+static void test_subject_real(void **state)
+{
+	struct variant v;
+	json_object *s, *p, *ds, *f;
+	char path[1024], h[65];
+	static const struct { const char *path; int add, del; } want[] = {
+		{ "kernel/locking/rtmutex.c", 83, 13 },
+		{ "kernel/locking/rtmutex_api.c", 115, 0 },
+		{ "kernel/locking/rtmutex_policy.h", 62, 0 },
+	};
+	(void)state;
+	assert_int_equal(variant_load("rt-adaptive", &v), 0);
+	s = subject_json(&v, "quiet rtmutex.spin_max_loops=10000 rtmutex.lateral_steal=1 "
+			 "rtmutex.spin_max_loops=5");
+	assert_non_null(s);
+	assert_string_equal(jstr(s, "base"), "defconfig");
+	assert_string_equal(jstr(s, "tree"), "linux-source-6.12");
+	p = json_object_array_get_idx(jget(s, "patches"), 0);
+	assert_string_equal(jstr(p, "subject"),
+			    "locking/rtmutex: Make adaptive spinning and lateral steal switchable");
+	snprintf(path, sizeof(path), "%s/kernels/patches/%s", KB_SRCDIR, jstr(p, "file"));
+	assert_int_equal(sha256_file_hex(path, h), 0);
+	assert_string_equal(jstr(p, "sha256"), h);
+	assert_non_null(strstr(jstr(p, "text"), "rtmutex_policy.h"));
+	ds = jget(p, "diffstat");
+	assert_int_equal(json_object_array_length(ds), 3);
+	for (size_t i = 0; i < 3; i++) {
+		f = json_object_array_get_idx(ds, i);
+		assert_string_equal(jstr(f, "path"), want[i].path);
+		assert_int_equal(json_object_get_int(jget(f, "added")), want[i].add);
+		assert_int_equal(json_object_get_int(jget(f, "removed")), want[i].del);
+	}
+	f = json_object_array_get_idx(jget(s, "config_fragments"), 1);
+	assert_string_equal(jstr(f, "name"), "rt");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(f, "options"), 1)),
+			    "CONFIG_PREEMPT_RT=y");
+	assert_string_equal(jstr(jget(s, "lock_knobs"), "rtmutex.spin_max_loops"), "5");
+	assert_string_equal(jstr(jget(s, "lock_knobs"), "rtmutex.lateral_steal"), "1");
+	assert_int_equal(json_object_object_length(jget(s, "lock_knobs")), 2);
+	json_object_put(s);
+	assert_int_equal(variant_load("rt-stock", &v), 0);
+	assert_null(subject_json(&v, "")); /* not built from source */
+}
+
+/* Hunk lengths, not line prefixes: a removed "-- x" and an added "++ y"
+ * line are counted, a new file's "--- /dev/null" names the "+++" path;
+ * subject without a Subject: header is the first line. */
+static void test_subject_diffstat(void **state)
+{
+	static const char patch[] =
+		"fix things\n\n--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n ctx\n--- x\n+++ y\n"
+		"@@ -10 +10,2 @@\n-old\n+new\n+more\n"
+		"--- /dev/null\n+++ b/n.h\n@@ -0,0 +1 @@\n+only\n";
+	json_object *ds = subject_diffstat(patch), *f;
+	char subj[64];
+	(void)state;
+	assert_int_equal(json_object_array_length(ds), 2);
+	f = json_object_array_get_idx(ds, 0);
+	assert_string_equal(jstr(f, "path"), "x.c");
+	assert_int_equal(json_object_get_int(jget(f, "added")), 3);
+	assert_int_equal(json_object_get_int(jget(f, "removed")), 2);
+	f = json_object_array_get_idx(ds, 1);
+	assert_string_equal(jstr(f, "path"), "n.h");
+	assert_int_equal(json_object_get_int(jget(f, "added")), 1);
+	json_object_put(ds);
+	subject_line(patch, subj, sizeof(subj));
+	assert_string_equal(subj, "fix things");
+	subject_line("Subject: [PATCH v2 1/3] a:\n b\n\nbody\n", subj, 8);
+	assert_string_equal(subj, "a: b");
 }
 
 /* A real counters file (captured from the patched test kernel). */
@@ -562,6 +639,8 @@ int main(void)
 		cmocka_unit_test(test_agent_stdio),
 		cmocka_unit_test(test_local_kmsg),
 		cmocka_unit_test(test_local_backend),
+		cmocka_unit_test(test_subject_real),
+		cmocka_unit_test(test_subject_diffstat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
