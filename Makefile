@@ -234,3 +234,14 @@ sweep: deps all
 		--param rtmutex.lateral_steal=0,1 --suite sweep --rounds '$(SWEEP_ROUNDS)' $(KB_ARGS)
 
 .PHONY: sweep
+
+# The 2008 table side by side (docs/comparison.md): mainline, rt and
+# rt-adaptive (same tree, same base config) interleaved, SEED_ROUNDS
+# rounds of configs/suites/seed.ini; report.html opens with the table.
+# Not run at full size yet (three defconfig builds, then ~3 min a run).
+SEED_ROUNDS ?= 8
+seed: deps all
+	./kbench campaign --kernels 'mainline rt rt-adaptive' --baseline mainline --suite seed \
+		--iterations '$(SEED_ROUNDS)' $(KB_ARGS)
+
+.PHONY: seed

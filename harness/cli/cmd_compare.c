@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 enum { C_BASELINE = 2000, C_OUT, C_SEED, C_RESAMPLES, C_MIN_EFFECT, C_MAX_CV, C_FORCE,
-       C_CURRENT, C_THRESHOLD, C_METRICS, C_JUNIT, C_MARKDOWN, C_HELP };
+       C_CURRENT, C_THRESHOLD, C_METRICS, C_JUNIT, C_MARKDOWN, C_SEED_ROLES, C_HELP };
 
 /* Options shared by compare, report and regress; 1 if OPT was one. */
 static int common_opt(int c, const char *arg, struct cmp_opts *o, int *bad)
@@ -44,6 +44,9 @@ static int common_opt(int c, const char *arg, struct cmp_opts *o, int *bad)
 	case C_FORCE:
 		o->force = 1;
 		return 1;
+	case C_SEED_ROLES:
+		o->seed_roles = arg;
+		return 1;
 	}
 	return 0;
 }
@@ -54,13 +57,15 @@ static int common_opt(int c, const char *arg, struct cmp_opts *o, int *bad)
 	{ "min-effect", required_argument, NULL, C_MIN_EFFECT },           \
 	{ "max-cv", required_argument, NULL, C_MAX_CV },                   \
 	{ "force", no_argument, NULL, C_FORCE },                           \
+	{ "seed-roles", required_argument, NULL, C_SEED_ROLES },           \
 	{ "help", no_argument, NULL, C_HELP }
 
 static const char compare_usage[] =
 	"usage: kbench compare RESULTS... [--baseline VARIANT] [--out DIR]\n"
 	"         [--seed N] [--resamples N] [--min-effect METRIC=PCT]... [--max-cv METRIC=PCT]...\n"
-	"         [--force]\n"
+	"         [--force] [--seed-roles MAINLINE,RT,ADAPTIVE]\n"
 	"  RESULTS: results.json files, run directories or directories of runs\n"
+	"  --seed-roles: the variants of the 2008 table (default mainline,rt,rt-adaptive)\n"
 	"  --out DIR writes DIR/comparison.json and DIR/report.html\n";
 
 /* Build, print, and (with DIR) write comparison.json and report.html. */
@@ -186,6 +191,7 @@ static const char **campaign_order(json_object *camp, size_t *n)
 static const char report_usage[] =
 	"usage: kbench report DIR [--baseline VARIANT] [--seed N] [--resamples N]\n"
 	"         [--min-effect METRIC=PCT]... [--max-cv METRIC=PCT]... [--force]\n"
+	"         [--seed-roles MAINLINE,RT,ADAPTIVE]\n"
 	"  DIR holds the variants' results (DIR/runs/*/results.json or DIR/*/results.json);\n"
 	"  writes DIR/comparison.json and DIR/report.html\n";
 

@@ -887,6 +887,7 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 	c->in = in;
 	c->seed = o->seed;
 	c->reps = o->reps;
+	c->seed_roles = o->seed_roles;
 	iso8601_now(c->created, sizeof(c->created));
 	if (!in->n)
 		return error("nothing to compare");

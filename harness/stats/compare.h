@@ -44,6 +44,8 @@ struct cmp_opts {
 	struct cmp_rules min_effect; /* overrides of the per-class minimum effect */
 	struct cmp_rules max_cv;     /* overrides of the per-class noise limit */
 	const char *const *order;  /* group names to show first, in this order */
+	const char *seed_roles;    /* "MAINLINE,RT,ADAPTIVE" groups of the 2008 table
+				    * (stats/seed.h); NULL: SEED_ROLES_DEFAULT */
 	size_t norder;
 };
 
@@ -193,6 +195,7 @@ struct comparison {
 	char created[32];
 	json_object *campaign;        /* campaign.json, owned; NULL when none */
 	const char *trends_html;      /* borrowed: the nightly trend section (trend.h); NULL: none */
+	const char *seed_roles;       /* borrowed from the options (stats/seed.h) */
 };
 
 /*

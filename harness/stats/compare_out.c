@@ -1,6 +1,7 @@
 /* compare_out.c - a comparison written out: comparison.json (the format
  * is docs/comparison.md) and the summary table for a terminal. */
 #include "stats/compare.h"
+#include "stats/seed.h"
 #include "core/jsonutil.h"
 
 #include <math.h>
@@ -284,6 +285,8 @@ json_object *comparison_to_json(const struct comparison *c)
 	jset(doc, "latency", latency_json(c));
 	jset(doc, "lock_stats", locks_json(c));
 	jset(doc, "failures", failures_json(c));
+	if ((o = seed_json(c, c->seed_roles))) /* the 2008 table: only with its three roles */
+		jset(doc, "seed", o);
 	a = json_object_new_array();
 	for (size_t i = 0; i < c->warnings.n; i++)
 		json_object_array_add(a, json_object_new_string(c->warnings.v[i]));

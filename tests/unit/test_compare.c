@@ -16,6 +16,8 @@
 
 #include "stats/compare.h"
 #include "report/report.h"
+#include "stats/seed.h"
+#include "core/config.h"
 #include "run/results.h"
 #include "synth.h"
 
@@ -616,6 +618,73 @@ static void test_report_subject(void **state)
 	cmp_opts_release(&o);
 }
 
+/* The 2008 table's ratios on data computed by hand. dbench MB/s (harmonic
+ * means): mainline {100, 300} -> 150, RT {15, 15} -> 15, adaptive
+ * {60, 90} -> 72: RT 0.10, adaptive 0.48 of mainline, gap recovered
+ * (0.48 - 0.10) / (1 - 0.10) = 0.4222; RT's interval: mainline's
+ * resamples give 100, 150 or 300, so 0.05 and 0.15 at 2.5% and 97.5%.
+ * hackbench s: 2, 8, 4 without spread: 0.25, 0.5, 1/3, intervals exact.
+ * RT faster than mainline: no gap. */
+static void test_seed_ratios(void **state)
+{
+	double db[3][2] = { { 100, 300 }, { 15, 15 }, { 60, 90 } };
+	double hb[3][2] = { { 2, 2 }, { 8, 8 }, { 4, 4 } };
+	struct cmp_cell dc[3], hc[3];
+	struct cmp_metric d = { .label = "dbench", .workload = "dbench", .name = "throughput",
+				.unit = "MB/s", .better = 1, .cls = CMP_CLASS_RATE, .cell = dc };
+	struct cmp_metric h = { .label = "hackbench", .workload = "hackbench", .name = "time",
+				.unit = "s", .better = -1, .cls = CMP_CLASS_TIME, .cell = hc };
+	const size_t g[3] = { 0, 1, 2 };
+	struct seed_ratio r;
+	(void)state;
+	memset(dc, 0, sizeof(dc));
+	memset(hc, 0, sizeof(hc));
+	for (int k = 0; k < 3; k++) {
+		dc[k].v = db[k];
+		hc[k].v = hb[k];
+		dc[k].n = hc[k].n = 2;
+	}
+	assert_int_equal(seed_compute(&d, g, 2000, 2008, &r), 0);
+	assert_true(fabs(r.rel[0] - 0.10) < 1e-12 && fabs(r.rel[1] - 0.48) < 1e-12);
+	assert_true(fabs(r.gap - 0.38 / 0.9) < 1e-12);
+	assert_true(fabs(r.rel_lo[0] - 0.05) < 1e-12 && fabs(r.rel_hi[0] - 0.15) < 1e-12);
+	assert_true(r.rel_lo[1] < 0.48 && r.rel_hi[1] > 0.48);
+	assert_true(r.gap_lo < r.gap && r.gap_hi > r.gap);
+	assert_int_equal(seed_compute(&h, g, 2000, 2008, &r), 0);
+	assert_true(fabs(r.rel[0] - 0.25) < 1e-12 && fabs(r.rel[1] - 0.5) < 1e-12);
+	assert_true(fabs(r.gap - 1.0 / 3) < 1e-12);
+	assert_true(fabs(r.gap_lo - 1.0 / 3) < 1e-12 && fabs(r.gap_hi - 1.0 / 3) < 1e-12);
+	hb[1][0] = hb[1][1] = 1; /* RT faster than mainline */
+	assert_int_equal(seed_compute(&h, g, 2000, 2008, &r), 0);
+	assert_true(isnan(r.gap) && isnan(r.gap_lo));
+	hc[2].n = 1;
+	assert_int_equal(seed_compute(&h, g, 2000, 2008, &r), -1);
+}
+
+/* make seed's suite loads, and its three roles compare like with like:
+ * one tree, one base config, the same patched binary for rt and
+ * rt-adaptive (patches and fragments equal), mainline without RT. */
+static void test_seed_suite(void **state)
+{
+	struct suite su;
+	struct variant v[3];
+	static const char *const names[] = { "mainline", "rt", "rt-adaptive" };
+	(void)state;
+	assert_int_equal(suite_load("seed", 2, &su), 0);
+	assert_int_equal(su.n, 3);
+	suite_release(&su);
+	assert_string_equal(SEED_ROLES_DEFAULT, "mainline,rt,rt-adaptive");
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(variant_load(names[k], &v[k]), 0);
+		assert_int_equal(v[k].source, VSRC_BUILD);
+		assert_string_equal(v[k].tree, v[0].tree);
+		assert_int_equal(v[k].base, v[0].base);
+	}
+	assert_string_equal(v[1].patches, v[2].patches);
+	assert_string_equal(v[1].configs, v[2].configs);
+	assert_null(strstr(v[0].configs, "rt"));
+}
+
 static void test_rules(void **state)
 {
 	struct cmp_rules r = { NULL, 0 };
@@ -648,6 +717,8 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_report_html),
 		cmocka_unit_test(test_report_subject),
+		cmocka_unit_test(test_seed_ratios),
+		cmocka_unit_test(test_seed_suite),
 	};
 	kb_quiet = 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
