@@ -230,6 +230,7 @@ static int need(json_object *o, const char *key, json_type t, int nullable, cons
  * (older results have none) */
 static int check_subject(json_object *v, char *err, size_t len)
 {
+	static const char *const keys[] = { "file", "subject", "sha256", "diffstat", "text" };
 	json_object *s, *a;
 	if (!json_object_object_get_ex(v, "subject", &s))
 		return 0;
@@ -246,12 +247,9 @@ static int check_subject(json_object *v, char *err, size_t len)
 		snprintf(w, sizeof(w), "variant subject patch %zu", i + 1);
 		if (!json_object_is_type(p, json_type_object))
 			return verr(err, len, "%s: not an object", w);
-		if (need(p, "file", json_type_string, 0, w, err, len) ||
-		    need(p, "subject", json_type_string, 0, w, err, len) ||
-		    need(p, "sha256", json_type_string, 0, w, err, len) ||
-		    need(p, "diffstat", json_type_array, 0, w, err, len) ||
-		    need(p, "text", json_type_string, 0, w, err, len))
-			return -1;
+		for (int k = 0; k < 5; k++)
+			if (need(p, keys[k], k == 3 ? json_type_array : json_type_string, 0, w, err, len))
+				return -1;
 	}
 	return 0;
 }

@@ -587,6 +587,17 @@ static void test_report_subject(void **state)
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/tests/fixtures/results/%s", KB_SRCDIR, files[i]);
 		assert_non_null(doc = results_load(path));
+		if (!i) { /* a subject of the wrong shape is refused */
+			json_object *bad = NULL, *p;
+			char err[256] = "";
+			assert_int_equal(json_object_deep_copy(doc, &bad, NULL), 0);
+			p = json_object_array_get_idx(json_object_object_get(json_object_object_get(
+				json_object_object_get(bad, "variant"), "subject"), "patches"), 0);
+			json_object_object_add(p, "diffstat", json_object_new_string("3 files"));
+			assert_int_equal(results_validate(bad, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "variant subject patch 1: 'diffstat' should be a"));
+			json_object_put(bad);
+		}
 		add_doc(&in, doc, files[i], i ? "old" : NULL);
 	}
 	assert_int_equal(comparison_build(&c, &in, &o), 0);
