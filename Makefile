@@ -245,3 +245,10 @@ seed: deps all
 		--iterations '$(SEED_ROUNDS)' $(KB_ARGS)
 
 .PHONY: seed
+
+# The dbench study's tooling (issue 14; not yet run): campaigns of the seed
+# trio across vCPUs and clients, tabulated with lock counters.
+dbench-study: deps all
+	sh tests/tools/dbench_study.sh $(STUDY_ARGS)
+
+.PHONY: dbench-study
