@@ -12,14 +12,10 @@
 need_tool make "the fake kernel tree is built with make"
 need_tool mkfs.ext4 "a kbuild disk is an ext4 image (e2fsprogs)"
 home="$tmp/home" src="$tmp/linux" count="$tmp/count"
-mkdir -p "$home/kernels" "$home/configs/kernel" "$home/configs/suites" "$src/kernel/locking" \
-	"$src/scripts/kconfig" "$count"
+. "$top/tests/fake_ksrc.sh"
+fake_ksrc "$home" "$src"
+mkdir -p "$home/configs/suites" "$count"
 export KBENCH_HOME="$home" KSRC="$src"
-: >"$src/kernel/locking/rtmutex.c"
-cat >"$src/scripts/kconfig/merge_config.sh" <<'S'
-out=$3 base=$4; shift 4
-cat "$@" >>"$base"
-S
 # each slow step sleeps long enough that the other processes reach the lock
 cat >"$src/Makefile" <<M
 .PHONY: prepare kernel/locking/
@@ -41,10 +37,6 @@ kernel/locking/:
 kernelrelease:
 	@echo 6.12.0-kbench-fake
 M
-printf 'CONFIG_KBENCH_FAKE=y\nCONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_CONSOLE=y\nCONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT4_FS=y\n' \
-	>"$home/configs/kernel/fake.config"
-printf '[variant]\nname = fake\nsource = build\nbase = tinyconfig\nconfigs = fake\npatches =\ntest_only = true\n' \
-	>"$home/kernels/fake.ini"
 printf '[suite]\nname = kb\niterations = 1\n\n[kbuild]\nconfig = tinyconfig\ntarget = kernel/locking/\nprepare = host\njobs = 1\n' \
 	>"$home/configs/suites/kb.ini"
 lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }

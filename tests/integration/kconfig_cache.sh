@@ -6,15 +6,10 @@
 # it needs make, not a kernel.
 . "$(dirname "$0")/../lib.sh"
 command -v make >/dev/null || skip "make missing"
+. "$top/tests/fake_ksrc.sh"
 home="$tmp/home" src="$tmp/linux"
-mkdir -p "$home/kernels" "$home/configs/kernel" "$src/kernel/locking" "$src/scripts/kconfig"
+fake_ksrc "$home" "$src"
 export KBENCH_HOME="$home" KBENCH_CACHE="$tmp/cache" KSRC="$src"
-: >"$src/kernel/locking/rtmutex.c"
-# merge_config.sh -m -O OBJ BASE FRAGMENTS...: append the fragments
-cat >"$src/scripts/kconfig/merge_config.sh" <<'S'
-out=$3 base=$4; shift 4
-cat "$@" >>"$base"
-S
 cat >"$src/Makefile" <<'M'
 tinyconfig defconfig:
 	printf 'CONFIG_KBENCH_TINY=y\n' >$(O)/.config
@@ -27,12 +22,6 @@ bzImage:
 kernelrelease:
 	@echo 6.12.0-kbench-fake
 M
-# with what kbench's guest needs (harness/kernel/needs.c), or the build
-# is refused after the config step
-printf 'CONFIG_KBENCH_FAKE=y\nCONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_CONSOLE=y\nCONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT4_FS=y\n' \
-	>"$home/configs/kernel/fake.config"
-printf '[variant]\nname = fake\nsource = build\nbase = tinyconfig\nconfigs = fake\npatches =\ntest_only = true\n' \
-	>"$home/kernels/fake.ini"
 cached() { "$KB" kernels 2>&1 | awk '$1 == "fake" { print $2 }'; }
 
 expect_exit 0 "$KB" build fake
