@@ -1,12 +1,16 @@
 #!/bin/sh
-# A real campaign of mainline-stock and rt-stock (smoke suite, 2 rounds,
-# booted under QEMU here): the interleaved order, the summary table,
+# A real campaign of mainline-stock, an A/A copy of it and rt-stock
+# (smoke suite, 2 rounds, booted under QEMU here): the interleaved order,
+# the summary table,
 # comparison.json, `kbench compare` of the stored runs, `kbench report`,
 # `kbench regress` with its JUnit file checked against the schema, mixed
 # and corrupt inputs refused; then render report.html in headless
 # Chromium, check the screenshot is not blank and that the page asks for
 # nothing from any network. The screenshot is kept in the test log
-# directory (compare-report.png).
+# directory (compare-report.png). The A/A check: mainline-aa is
+# mainline-stock under another name (a variant file in the temp dir, given
+# to --kernels as a file), so kbench regress of the two must not call a
+# regression.
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (make deps)"
 py=/usr/bin/python3
@@ -20,14 +24,26 @@ mkdir -p "$logdir"
 # cover that): this test is about the comparison, and CI time is finite
 awk '/^\[/ { skip = ($0 == "[kbuild]") } !skip' "$top/configs/suites/smoke.ini" >"$tmp/smoke.ini"
 
+# the A/A variant: the same kernel (same package, same cached image) and
+# command line as mainline-stock under another name
+aa="$tmp/mainline-aa.ini"
+sed 's/^name = mainline-stock$/name = mainline-aa/' "$top/kernels/mainline-stock.ini" >"$aa"
+grep -q '^name = mainline-aa$' "$aa" && ok "A/A variant file" || bad "A/A variant file not renamed"
+
 # a real campaign: 2 rounds, interleaved, seeded
 d="$tmp/r/compare/camp"
-expect_exit 0 "$KB" campaign --kernels "mainline-stock rt-stock" --suite "$tmp/smoke.ini" --iterations 2 \
-	--seed 5 --reports "$tmp/r" --id camp
+# (run in $tmp: a name ending in .ini is a file, and its run ids
+# r01-mainline-aa.ini ... stay short)
+cd "$tmp" || exit 1
+expect_exit 0 "$KB" campaign --kernels "mainline-stock mainline-aa.ini rt-stock" --suite "$tmp/smoke.ini" \
+	--iterations 2 --seed 5 --reports "$tmp/r" --id camp
+cd "$top" || exit 1
 cat "$tmp/out"
-expect_out "kbench campaign camp: 2 variants, suite smoke, 2 rounds, seed 5"
+expect_out "kbench campaign camp: 3 variants, suite smoke, 2 rounds, seed 5"
 expect_out "kbench compare: suite smoke"
-expect_out "mainline-stock \[baseline\] (2 iterations), rt-stock (2 iterations)"
+expect_out "mainline-stock \[baseline\] (2 iterations)"
+expect_out " mainline-aa (2 iterations)"
+expect_out " rt-stock (2 iterations)"
 expect_out "^hackbench time  *s "
 expect_out "^dbench throughput  *MB/s "
 expect_out "cyclictest.load: histogram merged"
@@ -35,17 +51,34 @@ $py - "$d/campaign.json" <<'EOF' && ok "campaign.json: interleaved, seeded, reco
 import json, sys
 c = json.load(open(sys.argv[1]))
 assert c["schema"] == "kbench-campaign" and c["seed"] == 5 and c["status"] == "complete"
-assert c["variants"] == ["mainline-stock", "rt-stock"]
-assert len(c["order"]) == 2 and all(sorted(o) == c["variants"] for o in c["order"])
+assert c["variants"] == ["mainline-stock", "mainline-aa.ini", "rt-stock"], c["variants"]
+assert len(c["order"]) == 2 and all(sorted(o) == sorted(c["variants"]) for o in c["order"])
 rounds = [r["round"] for r in c["runs"]]
-assert rounds == sorted(rounds) == [1, 1, 2, 2], rounds   # round i of all before i+1 of any
+assert rounds == sorted(rounds) == [1, 1, 1, 2, 2, 2], rounds   # round i of all before i+1 of any
 assert [r["variant"] for r in c["runs"]] == c["order"][0] + c["order"][1]
 assert all(r["exit"] == 0 for r in c["runs"])
 EOF
 [ -s "$d/report.html" ] && [ -s "$d/comparison.json" ] && ok "campaign wrote the report" || bad "no report"
+# the report shows comparison.json's figures (check_report.sh: its negative controls)
+$py "$top/tests/integration/check_report.py" "$d/report.html" "$d/comparison.json" &&
+	ok "report.html agrees with comparison.json" || bad "report.html differs from comparison.json"
 # the campaign's runs are recorded in the history
 expect_exit 0 env KBENCH_HISTORY="$tmp/r/history.sqlite" "$KB" history --suite smoke
-expect_out "^4 runs"
+expect_out "^6 runs"
+
+# A/A: the same kernel as two variants; at the default threshold regress
+# must not call a regression. Exit 0 (nothing worse) or 3 (nothing worse,
+# some metric undecided: 2 values a side under TCG can be too noisy) are
+# both "no call"; 1 (a regression called) is the failure, 2 an error.
+"$KB" regress --baseline "$d/runs/r01-mainline-stock" --baseline "$d/runs/r02-mainline-stock" \
+	--current "$d/runs/r01-mainline-aa.ini" --current "$d/runs/r02-mainline-aa.ini" >"$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+case $rc in
+0|3) ok "A/A: regress calls no regression (exit $rc)" ;;
+1) bad "A/A: regress called a regression of a kernel against itself" ;;
+*) bad "A/A: regress exit $rc" ;;
+esac
 
 # compare stored runs (files and run directories; runs of a variant pooled)
 expect_exit 0 "$KB" compare "$d/runs/r01-mainline-stock" "$d/runs/r02-mainline-stock/results.json" \
