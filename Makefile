@@ -252,3 +252,12 @@ dbench-study: deps all
 	sh tests/tools/dbench_study.sh $(STUDY_ARGS)
 
 .PHONY: dbench-study
+
+# The A/A false-call rate (docs/comparison.md): AA_K campaigns of one stock
+# kernel as two variants, how often compare/regress call a difference.
+# Not in make test; measure on an idle host.
+AA_K ?= 5
+aa: deps all
+	sh tests/tools/aa.sh -k '$(AA_K)' $(AA_ARGS)
+
+.PHONY: aa

@@ -1,0 +1,98 @@
+#!/bin/sh
+# aa.sh - the A/A false-call rate (make aa; docs/comparison.md): K
+# interleaved campaigns of one stock kernel run as two variants (VARIANT
+# and a copy of its file named aa-VARIANT), each judged by kbench regress
+# (the runs of the copy against the runs of the original, default
+# thresholds) and by the campaign's comparison.json; then, per metric, how
+# many of the K campaigns called a difference (verdict better or worse),
+# how many regress runs called a regression (exit 1), and the false-call
+# rate over all metric comparisons with a verdict (how many of them were
+# noisy is printed beside it). Every call is a false one: both variants
+# are the same kernel.
+#
+#   sh tests/tools/aa.sh [-k CAMPAIGNS] [-r ROUNDS] [-v VARIANT] [-s SUITE] [-o DIR]
+#
+# Defaults: 5 campaigns of 3 rounds of mainline-stock (prebuilt, cached
+# after its first fetch) on the smoke suite without its kernel compile.
+# Measure on an idle host: TCG figures on a busy one are 4-10x noisier.
+# Every kbench command's exit status is checked (regress: 0, 1 and 3 are
+# verdicts, anything else stops the benchmark).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KB="$top/kbench"
+k=5 rounds=3 variant=mainline-stock suite="" out="$top/reports/aa"
+while getopts k:r:v:s:o: o; do
+	case $o in
+	k) k=$OPTARG ;; r) rounds=$OPTARG ;; v) variant=$OPTARG ;; s) suite=$OPTARG ;; o) out=$OPTARG ;;
+	*) echo "usage: see the head of $0" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd)
+start=$(date +%s)
+if [ -z "$suite" ]; then
+	suite="$out/smoke-nokbuild.ini"
+	awk '/^\[/ { skip = ($0 == "[kbuild]") } !skip' "$top/configs/suites/smoke.ini" >"$suite" || exit 1
+fi
+src="$top/kernels/$variant.ini"
+[ -f "$src" ] || { echo "aa.sh: no variant file '$src'" >&2; exit 2; }
+aa="aa-$variant"
+sed "s/^name = $variant\$/name = $aa/" "$src" >"$out/$aa.ini"
+grep -q "^name = $aa\$" "$out/$aa.ini" || { echo "aa.sh: '$src' has no 'name = $variant' line" >&2; exit 2; }
+i=1
+while [ "$i" -le "$k" ]; do
+	id="aa-$i"
+	d="$out/compare/$id"
+	echo "aa.sh: campaign $i/$k ($id, $rounds rounds, seed $i)"
+	if [ -f "$d/campaign.json" ]; then
+		(cd "$out" && "$KB" campaign --resume "$d") || { echo "aa.sh: campaign $id failed" >&2; exit 1; }
+	else
+		(cd "$out" && "$KB" campaign --kernels "$variant $aa.ini" --suite "$suite" --iterations "$rounds" \
+			--seed "$i" --reports "$out" --id "$id") || { echo "aa.sh: campaign $id failed" >&2; exit 1; }
+	fi
+	set --
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		set -- "$@" --baseline "$d/runs/$(printf 'r%02d' "$r")-$variant" \
+			--current "$d/runs/$(printf 'r%02d' "$r")-$aa.ini"
+		r=$((r + 1))
+	done
+	"$KB" regress "$@" >"$d/regress.out" 2>&1
+	rc=$?
+	case $rc in 0|1|3) echo "$rc" >"$d/regress.rc" ;; *) cat "$d/regress.out"; echo "aa.sh: regress exit $rc" >&2; exit 1 ;; esac
+	i=$((i + 1))
+done
+python3 - "$out" "$k" "$variant" "$aa" "$rounds" <<'PY'
+import json, os, sys
+out, k, base, aa, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+calls, compared, noisy, regress = {}, {}, {}, []
+for i in range(1, k + 1):
+    d = os.path.join(out, "compare", f"aa-{i}")
+    regress.append(int(open(os.path.join(d, "regress.rc")).read()))
+    c = json.load(open(os.path.join(d, "comparison.json")))
+    for m in c["metrics"]:
+        key = f"{m['label']} {m['metric']}"
+        x, b = m["variants"].get(aa) or {}, m["variants"].get(base) or {}
+        verdict = (x.get("vs_baseline") or {}).get("verdict")
+        for t in (calls, compared, noisy):
+            t.setdefault(key, 0)
+        if verdict in ("same", "better", "worse"):
+            compared[key] += 1
+            noisy[key] += bool(x.get("noisy") or b.get("noisy"))
+        if verdict in ("better", "worse"):
+            calls[key] += 1
+print(f"\nA/A: {base} against itself, {k} campaigns of {rounds} rounds ({out})\n")
+print("| metric | false calls | compared | of which noisy |")
+print("|---|---|---|---|")
+for key in calls:
+    print(f"| {key} | {calls[key]} of {k} | {compared[key]} of {k} | {noisy[key]} |")
+n, d, q = sum(calls.values()), sum(compared.values()), sum(noisy.values())
+print(f"\ncompare: {n} false calls in {d} metric comparisons"
+      + (f" ({100 * n / d:.1f}%)" if d else "")
+      + f", {q} of them noisy (CV above the limit), K = {k}")
+print(f"regress: {sum(r == 1 for r in regress)} of {k} campaigns called a regression "
+      f"(exit statuses {' '.join(map(str, regress))})")
+PY
+rc=$?
+echo "aa.sh: $(( $(date +%s) - start )) s"
+exit $rc
