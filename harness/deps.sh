@@ -17,9 +17,11 @@ if [ "${1:-}" = test ]; then
 	# xmllint (JUnit), pgrep (no QEMU left), PIL (screenshot), chromium,
 	# yamllint/yaml/systemd-analyze (ci_files), sqlite3 (history), clang
 	# with libFuzzer (fuzz_regress), mmdebstrap and ssh (ssh_backend's lab
-	# machine, tests/tools/labvm.sh)
+	# machine, tests/tools/labvm.sh), LAVA with PostgreSQL and libcurl,
+	# libyaml (lava_lab, tests/tools/lavalab.sh)
 	pkgs="$pkgs libxml2-utils procps python3-pil chromium yamllint python3-yaml sqlite3 systemd
-clang-14 libclang-rt-14-dev mmdebstrap openssh-client"
+clang-14 libclang-rt-14-dev mmdebstrap openssh-client
+postgresql lava-server lava-dispatcher lavacli libcurl4-openssl-dev libyaml-dev"
 fi
 # `deps.sh fuzz`: Debian's clang with libFuzzer, for `make fuzz` only
 if [ "${1:-}" = fuzz ]; then
@@ -47,5 +49,16 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
 	$SUDO apt-get update -q
 fi
+# lava-server's postinst creates its database only if PostgreSQL runs, and
+# no systemd starts it: install PostgreSQL first and start its cluster.
+case " $missing " in *" lava-server "*)
+	$SUDO apt-get install -y -q --no-install-recommends postgresql
+	if ! $SUDO pg_ctlcluster 15 main status >/dev/null 2>&1; then
+		$SUDO pg_ctlcluster 15 main start
+		pg_started=1
+	fi ;;
+esac
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -q --no-install-recommends $missing
+# leave PostgreSQL as it was (tests/tools/lavalab.sh starts it when needed)
+if [ -n "${pg_started:-}" ]; then $SUDO pg_ctlcluster 15 main stop; fi
