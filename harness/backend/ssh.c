@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LOCK_DIR "/var/tmp/kbench.lock"
@@ -61,6 +62,8 @@ struct ssh_guest {
 	int kexeced;          /* the machine left its default kernel */
 	int down;             /* ... and is not known to be back */
 	char boot_id[64];     /* the boot the agent runs in */
+	const char *console_log; /* the console command's output, or NULL */
+	off_t console_off;    /* its size at the kexec */
 };
 
 /* ssh's argv up to the destination (-- follows), strict host keys. */
@@ -394,15 +397,43 @@ static int boot_id(char *out, size_t len, double timeout_s)
 	return r ? -1 : 0;
 }
 
+#define PANIC_MARK "Kernel panic - not syncing"
+
+/* Has the console (PATH, from offset OFF) shown a kernel panic? */
+static int console_panicked(const char *path, off_t off)
+{
+	char buf[8192 + sizeof(PANIC_MARK)];
+	size_t keep = 0;
+	ssize_t n;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1, hit = 0;
+	if (fd < 0)
+		return 0;
+	/* chunks overlapping by the mark's length; NULs (serial junk) cut
+	 * nothing: memmem */
+	while (!hit && (n = pread(fd, buf + keep, sizeof(buf) - keep, off)) > 0) {
+		off += n;
+		n += keep;
+		hit = memmem(buf, n, PANIC_MARK, strlen(PANIC_MARK)) != NULL;
+		keep = (size_t)n < strlen(PANIC_MARK) - 1 ? (size_t)n : strlen(PANIC_MARK) - 1;
+		memmove(buf, buf + n - keep, keep);
+	}
+	close(fd);
+	return hit;
+}
+
 /* Wait until the machine answers with a boot id other than OLD (a new
- * boot), until DEADLINE (monotonic). The new id in NEW. */
-static int wait_back(const char *old, double deadline, char *new, size_t len)
+ * boot), until DEADLINE (monotonic). The new id in NEW. -2 as soon as Q's
+ * console shows a kernel panic (Q NULL: not watched). */
+static int wait_back(const char *old, double deadline, char *new, size_t len,
+		     const struct ssh_guest *q)
 {
 	while (now_mono() < deadline && !kb_interrupted) {
 		double left = deadline - now_mono();
 		if (!boot_id(new, len, left < S.t.ssh_timeout_s ? left : S.t.ssh_timeout_s) &&
 		    strcmp(new, old))
 			return 0;
+		if (q && console_panicked(q->console_log, q->console_off))
+			return -2;
 		sleep(2);
 	}
 	return -1;
@@ -487,15 +518,21 @@ static int verify_kernel(const struct boot_params *p, struct guest *g)
 	return bad ? -1 : 0;
 }
 
-/* The machine is not back: power-cycle it when the target says how. */
-static void not_back(struct guest *g, double waited)
+/* The machine is not back (PANICKED: its console showed a kernel panic):
+ * power-cycle it when the target says how. */
+static void not_back(struct guest *g, double waited, int panicked)
 {
 	struct child c = CHILD_INIT;
+	char why[120];
+	if (panicked)
+		snprintf(why, sizeof(why), "panicked after the kexec (\"" PANIC_MARK "\" on its "
+			 "console, %.0f s)", waited);
+	else
+		snprintf(why, sizeof(why), "did not come back within %.0f s after the kexec", waited);
 	if (!S.t.power_cycle.n) {
 		S.lost = 1;
-		snprintf(g->err, sizeof(g->err), "%s did not come back within %.0f s and has no "
-			 "power_cycle command: it needs a hand; the run stops here", machine(),
-			 waited);
+		snprintf(g->err, sizeof(g->err), "%s %s and has no power_cycle command: it needs a "
+			 "hand; the run stops here", machine(), why);
 		return;
 	}
 	for (size_t i = 0; i < S.t.power_cycle.n; i++)
@@ -506,8 +543,8 @@ static void not_back(struct guest *g, double waited)
 		warning("%s: the power_cycle command %s failed (status %d)", machine(), c.argv.v[0],
 			c.status);
 	child_release(&c);
-	snprintf(g->err, sizeof(g->err), "%s did not come back within %.0f s after the kexec; "
-		 "power-cycled with '%s'", machine(), waited, S.t.power_cycle.v[0]);
+	snprintf(g->err, sizeof(g->err), "%s %s; power-cycled with '%s'", machine(), why,
+		 S.t.power_cycle.v[0]);
 }
 
 static int ssh_start(struct guest *g, const struct boot_params *p)
@@ -516,6 +553,8 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 	double t0 = now_mono(), deadline = t0 + (p->boot_timeout_s > 40 ? p->boot_timeout_s - 20 :
 						  p->boot_timeout_s);
 	char agent[160], id[64];
+	struct stat st;
+	int r;
 	g->priv = q;
 	q->agent = (struct child)CHILD_INIT;
 	q->console = (struct child)CHILD_INIT;
@@ -525,10 +564,12 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 	q->console.append = 1;
 	if (S.t.console.n && child_start(&q->console))
 		warning("%s: cannot start the console command %s", machine(), S.t.console.v[0]);
+	else if (S.t.console.n && p->console_log && !stat(p->console_log, &st))
+		q->console_log = p->console_log, q->console_off = st.st_size;
 	if (kexec_boot(q, p, g))
 		return -1;
-	if (wait_back(q->boot_id, deadline, id, sizeof(id))) {
-		not_back(g, now_mono() - t0);
+	if ((r = wait_back(q->boot_id, deadline, id, sizeof(id), q))) {
+		not_back(g, now_mono() - t0, r == -2);
 		return -1;
 	}
 	snprintf(q->boot_id, sizeof(q->boot_id), "%s", id);
@@ -584,7 +625,7 @@ static void ssh_release(struct guest *g)
 	if (q->kexeced && !S.keep && !S.lost) {
 		if (!q->down)
 			remote(reboot, NULL, S.t.ssh_timeout_s, NULL);
-		if (wait_back(q->boot_id, deadline, id, sizeof(id))) {
+		if (wait_back(q->boot_id, deadline, id, sizeof(id), NULL)) {
 			S.lost = 1;
 			warning("%s did not come back to its default kernel within %d s: it needs a "
 				"hand", machine(), S.t.boot_timeout_s);

@@ -1218,6 +1218,9 @@ static int bench_document(struct bench *b)
 		json_object_object_add(h.host, "accel", json_object_new_string(b->bi.accel));
 		json_object_object_add(h.host, "backend", json_object_new_string(b->bk->name));
 		json_object_object_add(h.host, "backend_version", json_object_new_string(ver));
+		/* a remote machine's facts come from its agent (bench_record) */
+		if (b->bk->caps & BK_CAP_TARGET)
+			json_object_object_del(h.host, "machine");
 		b->doc = results_new(&h);
 	}
 	return results_save(b->doc, b->res->results);
@@ -1228,6 +1231,13 @@ static int bench_document(struct bench *b)
 static int bench_record(struct bench *b, json_object *ij)
 {
 	int ret = 0;
+	json_object *host = json_object_object_get(b->doc, "host");
+	json_object *mf = json_object_object_get(json_object_object_get(ij, "guest"), "machine_facts");
+	/* host.machine is the machine that ran the workloads: a target's
+	 * facts as its agent reports them, not this host's */
+	if ((b->bk->caps & BK_CAP_TARGET) && !json_object_object_get(host, "machine") &&
+	    json_object_is_type(mf, json_type_object))
+		json_object_object_add(host, "machine", json_object_get(mf));
 	results_note_guest(b->doc, ij);
 	results_summarize(b->doc);
 	if (results_save(b->doc, b->res->results))

@@ -384,10 +384,14 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 			refused = differs(d, first, hard[k][0], hard[k][1], why, sizeof(why));
 		if (!refused)
 			refused = suite_differs(d, first, why, sizeof(why));
-		if (!refused && (refused = machine_differs(jget(jget(d, "host"), "machine"),
-							   jget(jget(first, "host"), "machine"),
-							   mwhy, sizeof(mwhy))))
-			snprintf(why, sizeof(why), "machine: %s", mwhy);
+		/* named also beside another difference (an ssh run's machine
+		 * beside a QEMU run's backend) */
+		if (machine_differs(jget(jget(d, "host"), "machine"), jget(jget(first, "host"), "machine"),
+				    mwhy, sizeof(mwhy))) {
+			size_t l = refused ? strlen(why) : 0;
+			snprintf(why + l, sizeof(why) - l, "%smachine: %s", refused ? "; " : "", mwhy);
+			refused = 1;
+		}
 		if (refused) {
 			if (force) {
 				warnf(c, "mixed inputs (--force): '%s': %s of '%s'", in->v[i].path, why,

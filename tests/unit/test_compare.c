@@ -196,11 +196,13 @@ static json_object *with_machine(json_object *d, int cores)
 
 static void test_mixed_machines(void **state)
 {
-	static const int cores[][2] = { { 2, 2 }, { 2, 4 }, { 2, 0 } }; /* 0: no facts */
+	/* 0: no facts; the fourth: another backend too (an ssh run beside a
+	 * QEMU run), the machine still named */
+	static const int cores[][2] = { { 2, 2 }, { 2, 4 }, { 2, 0 }, { 2, 4 } };
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	(void)state;
 	gsl_rng_set(r, 4);
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < 4; k++) {
 		struct cmp_inputs in = { NULL, 0 };
 		struct cmp_opts o;
 		struct comparison c;
@@ -211,15 +213,19 @@ static void test_mixed_machines(void **state)
 		cmp_opts_init(&o);
 		add_doc(&in, with_machine(synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), cores[k][0]),
 			"a.json", NULL);
+		if (k == 3)
+			json_object_object_add(json_object_object_get(b, "host"), "backend",
+					       json_object_new_string("ssh"));
 		add_doc(&in, cores[k][1] ? with_machine(b, cores[k][1]) : b, "b.json", NULL);
-		assert_int_equal(comparison_build(&c, &in, &o), k == 1 ? -1 : 0);
+		assert_int_equal(comparison_build(&c, &in, &o), k % 2 ? -1 : 0);
 		comparison_release(&c);
 		o.force = 1;
 		assert_int_equal(comparison_build(&c, &in, &o), 0);
 		for (size_t i = 0; i < c.warnings.n; i++)
 			found |= strstr(c.warnings.v[i], "mixed inputs") &&
-				 strstr(c.warnings.v[i], "machine: 4 vs 2 cores") != NULL;
-		assert_int_equal(found, k == 1);
+				 strstr(c.warnings.v[i], "machine: 4 vs 2 cores") != NULL &&
+				 (k != 3 || strstr(c.warnings.v[i], "backend 'ssh'"));
+		assert_int_equal(found, k % 2);
 		comparison_release(&c);
 		cmp_inputs_release(&in);
 		cmp_opts_release(&o);
