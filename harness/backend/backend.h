@@ -81,6 +81,13 @@ extern const struct backend_ops ssh_backend;
  * text") appended to OUT; -1 if it is not a record. (local.c) */
 int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);
 
+/* kbench doctor --target NAME: ssh, kexec support, free space, the
+ * scratch and TOOLS (NULL-terminated) on the machine, one ok/FAIL line
+ * each. KB_EXIT_OK, KB_EXIT_FAILED, or KB_EXIT_USAGE (a bad target file).
+ * (ssh.c) */
+struct host_tool;
+int ssh_doctor(const char *name, const struct host_tool *const *tools);
+
 /* The backend called NAME (NULL = "qemu"), or NULL. */
 const struct backend_ops *backend_find(const char *name);
 /* Every registered backend, NULL-terminated. */

@@ -18,6 +18,7 @@
 #include "core/target.h"
 #include "core/workload.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -156,24 +157,29 @@ static int remote_sh(const char *script, const char *const *args, const char *in
 	return remote(argv, in, timeout_s, out);
 }
 
+/* The scratch $s refused (a message and exit 4) unless it is an empty
+ * directory or none: the run's probe and kbench doctor --target. */
+#define SCRATCH_CHECK \
+	"if [ -n \"$s\" ] && [ -b \"$s\" ]; then\n" \
+	"  m=$(awk -v d=\"$s\" '$1 == d { print $2; exit }' /proc/mounts)\n" \
+	"  [ -n \"$m\" ] && { echo \"scratch $s is a device in use: mounted at $m\"; exit 4; }\n" \
+	"  echo \"scratch $s is a block device: kbench does not format devices; name an empty directory\"; exit 4\n" \
+	"elif [ -n \"$s\" ]; then\n" \
+	"  [ -d \"$s\" ] || { echo \"scratch $s is not an existing directory\"; exit 4; }\n" \
+	"  [ \"$(cd \"$s\" && pwd -P)\" = / ] && { echo \"scratch $s is the mounted root filesystem /\"; exit 4; }\n" \
+	"  for f in \"$s\"/* \"$s\"/.[!.]*; do\n" \
+	"    [ -e \"$f\" ] || continue\n" \
+	"    [ \"$f\" = \"$s/kbench-scratch\" ] && continue\n" \
+	"    echo \"scratch $s holds '${f##*/}', which kbench did not make: name an empty directory\"; exit 4\n" \
+	"  done\n" \
+	"fi\n"
+
 /* What the machine must have and may give, and nobody else's run on it. */
 static const char probe_script[] =
 	"command -v kexec >/dev/null || { echo 'no kexec on the machine (install kexec-tools)'; exit 3; }\n"
 	"command -v mkinitramfs >/dev/null || { echo 'no mkinitramfs on the machine (install initramfs-tools)'; exit 3; }\n"
 	"s=$1\n"
-	"if [ -n \"$s\" ] && [ -b \"$s\" ]; then\n"
-	"  m=$(awk -v d=\"$s\" '$1 == d { print $2; exit }' /proc/mounts)\n"
-	"  [ -n \"$m\" ] && { echo \"scratch $s is a device in use: mounted at $m\"; exit 4; }\n"
-	"  echo \"scratch $s is a block device: kbench does not format devices; name an empty directory\"; exit 4\n"
-	"elif [ -n \"$s\" ]; then\n"
-	"  [ -d \"$s\" ] || { echo \"scratch $s is not an existing directory\"; exit 4; }\n"
-	"  [ \"$(cd \"$s\" && pwd -P)\" = / ] && { echo \"scratch $s is the mounted root filesystem /\"; exit 4; }\n"
-	"  for f in \"$s\"/* \"$s\"/.[!.]*; do\n"
-	"    [ -e \"$f\" ] || continue\n"
-	"    [ \"$f\" = \"$s/kbench-scratch\" ] && continue\n"
-	"    echo \"scratch $s holds '${f##*/}', which kbench did not make: name an empty directory\"; exit 4\n"
-	"  done\n"
-	"fi\n"
+	SCRATCH_CHECK
 	"[ -d " LOCK_DIR " ] && { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"; exit 5; }\n"
 	"echo ok\n";
 
@@ -646,6 +652,95 @@ static void ssh_cleanup(const struct boot_params *p)
 	(void)p;
 	if (S.dir[0] && !S.lost && !S.keep)
 		remove_ours();
+}
+
+/* kbench doctor --target: one "ok ..." or "FAIL ...: what to do" line a
+ * check. $1 the scratch or "", $2 "NAME:PACKAGE ..." (the tools). */
+static const char doctor_script[] =
+	"ok() { echo \"ok   $*\"; }\n"
+	"bad() { echo \"FAIL $*\"; }\n"
+	"s=$1 k=$(uname -r)\n"
+	"if command -v kexec >/dev/null; then ok \"kexec: $(command -v kexec)\"\n"
+	"else bad 'kexec: not found: install kexec-tools on the machine'; fi\n"
+	"if [ ! -e /sys/kernel/kexec_loaded ]; then\n"
+	"  bad \"kexec support: the running kernel $k has none (no /sys/kernel/kexec_loaded): boot a kernel with CONFIG_KEXEC\"\n"
+	"elif [ \"$(cat /proc/sys/kernel/kexec_load_disabled 2>/dev/null)\" = 1 ]; then\n"
+	"  bad \"kexec support: kernel.kexec_load_disabled is set on $k (it stays set until a reboot): boot without it\"\n"
+	"else ok \"kexec support: the running kernel $k can load kernels\"; fi\n"
+	"if command -v mkinitramfs >/dev/null; then ok \"mkinitramfs: $(command -v mkinitramfs)\"\n"
+	"else bad 'mkinitramfs: not found: install initramfs-tools on the machine'; fi\n"
+	"for d in /var/tmp /lib/modules; do\n"
+	"  f=$(df -Pk \"$d\" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')\n"
+	"  if [ \"${f:-0}\" -ge 1024 ]; then ok \"free space: $d has $f MiB\"\n"
+	"  else bad \"free space: $d has ${f:-no} MiB free; kbench puts up to 1024 MiB there (kernel, modules, initrd): free some\"; fi\n"
+	"done\n"
+	"if [ -z \"$s\" ]; then ok 'scratch: none named (a suite with dbench needs scratch = DIR in the target file)'\n"
+	"elif m=$( (" SCRATCH_CHECK ") 2>&1); then ok \"scratch: $s (an empty directory)\"\n"
+	"else bad \"$m\"; fi\n"
+	"for t in $2; do\n"
+	"  n=${t%:*} p=${t##*:}\n"
+	"  case $n in /*) [ -e \"$n\" ] ;; *) command -v \"$n\" >/dev/null ;; esac &&\n"
+	"    ok \"workload tool: $n\" || bad \"workload tool: $n not found: install $p on the machine\"\n"
+	"done\n"
+	"if [ -d " LOCK_DIR " ]; then bad \"lock: in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"\n"
+	"else ok 'lock: no kbench run on the machine'; fi\n";
+
+/* What to do when ssh (OUT: its messages) fails with the target file's
+ * settings. */
+static const char *ssh_advice(const char *out)
+{
+	if (strstr(out, "Host key verification failed") || strstr(out, "REMOTE HOST IDENTIFICATION"))
+		return "the machine's host key is not the one in known_hosts: check the new key out "
+		       "of band, then replace its line there (or set host_key = accept-new for a "
+		       "machine seen the first time)";
+	if (strstr(out, "Permission denied"))
+		return "the key is not accepted: add the identity's .pub to the user's "
+		       "~/.ssh/authorized_keys on the machine (kbench runs ssh with BatchMode: no "
+		       "passwords)";
+	return "is the machine up, and sshd listening on that port?";
+}
+
+int ssh_doctor(const char *name, const struct host_tool *const *tools)
+{
+	struct strbuf out = STRBUF_INIT, tl = STRBUF_INIT;
+	const char *args[] = { NULL, NULL, NULL };
+	const char *argv[] = { "true", NULL };
+	int r, bad = 0;
+	target_release(&S.t);
+	if (target_load(name, &S.t))
+		return KB_EXIT_USAGE;
+	printf("%s\n", machine());
+	r = remote(argv, NULL, S.t.ssh_timeout_s * 2.0, &out);
+	if (r) {
+		printf("FAIL ssh (BatchMode, host key %s, known_hosts %s): %s\n     %s\n",
+		       S.t.host_key == TK_ACCEPT_NEW ? "accept-new" : "strict", S.t.known_hosts,
+		       r < 0 ? "timed out" : out.buf && *out.buf ? out.buf : "failed",
+		       ssh_advice(out.buf ? out.buf : ""));
+		sb_release(&out);
+		return KB_EXIT_FAILED;
+	}
+	printf("ok   ssh: BatchMode, host key %s (known_hosts %s)\n",
+	       S.t.host_key == TK_ACCEPT_NEW ? "accept-new" : "strict", S.t.known_hosts);
+	for (size_t i = 0; tools && tools[i]; i++)
+		sb_addf(&tl, "%s%s:%s", i ? " " : "", tools[i]->name, tools[i]->package);
+	args[0] = S.t.scratch;
+	args[1] = tl.buf ? tl.buf : "";
+	sb_reset(&out);
+	r = remote_sh(doctor_script, args, NULL, S.t.ssh_timeout_s * 4.0, &out);
+	/* the machine's output: printable bytes only */
+	for (size_t i = 0; out.buf && i < out.len; i++)
+		if (!isprint((unsigned char)out.buf[i]) && out.buf[i] != '\n')
+			out.buf[i] = '?';
+	printf("%s\n", out.buf ? out.buf : "");
+	bad = r != 0 || !out.buf || !strncmp(out.buf, "FAIL", 4) || strstr(out.buf, "\nFAIL");
+	if (r)
+		printf("FAIL the checks on the machine did not finish (status %d)\n", r);
+	printf("%s\n", bad ? "this machine is not ready for kbench: see the FAIL lines" :
+			     "this machine is ready for kbench");
+	sb_release(&out);
+	sb_release(&tl);
+	target_release(&S.t);
+	return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
 }
 
 const struct backend_ops ssh_backend = {

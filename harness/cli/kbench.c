@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "workloads/workloads.h"
+#include "backend/backend.h"
 #include "backend/guest.h"
 #include "kernel/source.h"
 #include "backend/image.h"
@@ -59,7 +60,8 @@ static void usage(FILE *f)
 		"  show      print the summary of a run: show RUN-DIR|results.json\n"
 		"  validate  check results files against the schema: validate FILE...\n"
 		"  doctor    check dependencies, KVM and the cache; doctor --kernel VARIANT: what\n"
-		"            kbench's guest needs of that kernel, and whether it has it\n"
+		"            kbench's guest needs of that kernel, and whether it has it;\n"
+		"            doctor --target NAME: a remote machine (ssh, kexec, space, scratch, tools)\n"
 		"  compare   compare variants from stored results: compare RESULTS... [--baseline V]\n"
 		"              [--out DIR] (comparison.json + report.html); see kbench compare --help\n"
 		"  report    rebuild comparison.json and report.html of a compare directory: report DIR\n"
@@ -419,6 +421,30 @@ static int doctor_kernel(const char *name)
 	return base ? KB_EXIT_USAGE : KB_EXIT_OK;
 }
 
+/* kbench doctor --target NAME: the machine, checked over ssh, with the
+ * tools of the workloads it can run (kbuild needs this host's toolchain
+ * share, which no remote machine has). */
+static int doctor_target(const char *name)
+{
+	const struct workload_ops *const *all = workload_all();
+	const struct workload_ops **ws;
+	const struct host_tool **tools;
+	size_t n = 0;
+	int r;
+	while (all[n])
+		n++;
+	ws = xcalloc(n + 1, sizeof(*ws));
+	n = 0;
+	for (size_t i = 0; all[i]; i++)
+		if (strcmp(all[i]->name, "kbuild"))
+			ws[n++] = all[i];
+	tools = workload_tools(ws);
+	r = ssh_doctor(name, tools);
+	free(tools);
+	free(ws);
+	return r;
+}
+
 static int cmd_doctor(int argc, char **argv)
 {
 	const struct host_tool **wt = workload_tools(workload_all());
@@ -427,10 +453,12 @@ static int cmd_doctor(int argc, char **argv)
 		free(wt);
 		return doctor_kernel(argv[2]);
 	}
-	if (argc > 1) {
-		free(wt);
-		return error("usage: kbench doctor [--kernel VARIANT]"), KB_EXIT_USAGE;
-	}
+	free(wt);
+	if (argc == 3 && !strcmp(argv[1], "--target"))
+		return doctor_target(argv[2]);
+	if (argc > 1)
+		return error("usage: kbench doctor [--kernel VARIANT | --target NAME]"), KB_EXIT_USAGE;
+	wt = workload_tools(workload_all());
 	printf("kbench %s\n", KB_VERSION);
 	for (const struct host_tool *t = run_host_tools; t->name; t++)
 		bad |= doctor_tool(t);

@@ -11,7 +11,14 @@
 #    machine's facts; the machine back on its default kernel after it;
 #  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
 #    it reboot instead of kexec): a failed iteration that says so.
-# Not here yet: the panic/power-cycle case.
+#  - kbench doctor --target: the lab passes; a bad scratch and a changed
+#    host key fail with what to do;
+#  - the smoke run's host.machine is the lab's (its agent's facts), so
+#    compare refuses it beside a QEMU run on this host (a captured one);
+#  - a variant that panics after the kexec (init=/bin/false panic=0): the
+#    power-cycle command brings the machine back, the iteration fails with
+#    the panic in its console excerpt, the machine ends on its default
+#    kernel with nothing left.
 # One lab VM boot is shared by every case.
 . "$(dirname "$0")/../lib.sh"
 start=$(date +%s)
@@ -107,11 +114,25 @@ expect_exit 2 run --backend ssh --run-id notarget
 expect_out "needs --target NAME"
 clean_lab "refusals"
 
+# kbench doctor --target: every check of the lab passes; a bad scratch
+# and a changed host key are FAIL lines saying what to do, exit 1
+target "$tmp/lab.ini"
+expect_exit 0 "$KB" doctor --target "$tmp/lab.ini"
+expect_out "^ok   kexec support: the running kernel $default can load kernels"
+expect_out "^ok   scratch: /srv/kbench-scratch"
+expect_out "^ok   workload tool: cyclictest"
+expect_out "this machine is ready for kbench"
+expect_exit 1 "$KB" doctor --target "$tmp/root.ini"
+expect_out "^FAIL scratch / is the mounted root filesystem /"
+expect_out "not ready for kbench"
+expect_exit 1 "$KB" doctor --target "$tmp/hostkey.ini"
+expect_out "^FAIL ssh .*Host key verification failed"
+expect_out "host key is not the one in known_hosts"
+
 # the smoke run: kexec into Debian 13's 6.12 (the lab runs Debian 12's
 # 6.1), the suite run by the agent over ssh, results valid with the
 # machine's facts, the machine back on its default kernel, nothing left
-target "$tmp/lab.ini"
-t0=$(date +%s)
+t1=$(date +%s)
 expect_exit 0 run --target "$tmp/lab.ini" --run-id smoke
 res="$tmp/r/runs/smoke/results.json"
 expect_exit 0 "$KB" validate "$res"
@@ -119,6 +140,7 @@ expect_exit 0 /usr/bin/python3 "$top/tests/integration/check_results.py" --expec
 python3 - "$res" "$default" >"$tmp/o" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+here = int(open("/proc/meminfo").read().split()[1])
 assert d["host"]["backend"] == "ssh", d["host"]["backend"]
 rel = d["variant"]["kernel_release"]
 assert rel.startswith("6.12.") and rel != sys.argv[2], rel
@@ -127,11 +149,18 @@ assert it["status"] == "ok", it.get("error")
 mf = it["guest"]["machine_facts"]
 for k in ("cpu_model", "threads", "mem_kb", "cmdline"):
     assert mf.get(k) not in (None, ""), k
-print("kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs")
+# host.machine: the machine that ran the workloads (the lab), not this host
+hm = d["host"].get("machine")
+assert hm == mf, ("host.machine is not the lab's facts", hm, mf)
+assert hm["mem_kb"] != here, ("host.machine has this host's memory", hm["mem_kb"])
+print("kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs,", mf["mem_kb"], "kB: host.machine")
 PY
 [ $? = 0 ] && ok "$(cat "$tmp/o")" || { bad "smoke results"; cat "$tmp/o"; }
-echo "smoke run on the lab machine: $(($(date +%s) - t0)) s"
+echo "smoke run on the lab machine: $(($(date +%s) - t1)) s"
 clean_lab "smoke run"
+# beside a QEMU run on this host (a captured one): another machine
+expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
+expect_out "machine: CPU model"
 
 # the machine comes back on the wrong kernel (a kexec that silently
 # falls back to a reboot): a failed iteration saying so, never a result
@@ -142,6 +171,36 @@ python3 -c 'import json,sys; it=json.load(open(sys.argv[1]))["iterations"][0]; a
 	"$tmp/r/runs/wrong/results.json" && ok "wrong kernel: a failed iteration, no workload results" ||
 	bad "wrong kernel: results.json"
 clean_lab "wrong kernel"
+
+# a variant that panics after the kexec: init=/bin/false is a real init
+# that exits, "Attempted to kill init!", and panic=0 never reboots; the
+# console shows the panic, the power-cycle command (logged) resets the lab
+cat >"$tmp/panicky.ini" <<'EOF'
+[variant]
+name = panicky
+description = Debian 13's 6.12 whose init exits at once: a kernel panic that never reboots
+source = debian-image
+package = linux-image-amd64
+release = trixie
+cmdline = init=/bin/false panic=0
+EOF
+printf 'echo cycled >>"%s"\nexec sh "%s" reset "%s"\n' "$tmp/cycled" "$lab" "$vm/monitor.sock" >"$tmp/cycle.sh"
+target "$tmp/panic.ini" "power_cycle=sh $tmp/cycle.sh"
+t1=$(date +%s)
+expect_exit 1 "$KB" run --kernel "$tmp/panicky.ini" --suite "$tmp/suite.ini" --reports "$tmp/r" \
+	--boot-retries 0 --target "$tmp/panic.ini" --run-id panic
+expect_out "panicked after the kexec (.Kernel panic - not syncing. on its console"
+expect_out "power-cycled with 'sh'"
+[ -s "$tmp/cycled" ] && ok "the power-cycle command ran" || bad "the power-cycle command did not run"
+python3 -c 'import json,sys
+it = json.load(open(sys.argv[1]))["iterations"][0]
+err = it.get("error") or ""
+assert it["status"] == "failed" and "panicked after the kexec" in err and "kernel trouble on the console: panic" in err, it
+assert "Kernel panic - not syncing" in (it.get("console_tail") or ""), it.get("console_tail")
+assert not it.get("workloads"), it["workloads"]' "$tmp/r/runs/panic/results.json" &&
+	ok "panic: a failed iteration, the panic in its console excerpt" || bad "panic: results.json"
+echo "panic case: $(($(date +%s) - t1)) s"
+clean_lab "panic"
 
 echo "ssh_backend: $(($(date +%s) - start)) s"
 finish
