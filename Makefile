@@ -10,6 +10,7 @@
 #   make kernel     KERNEL=<variant>: build (or find) a source-built kernel
 #   make kernel-check  lockdep + locktorture on the patched RT kernel
 #   make kbuild-bench  kernel compile in the guest vs natively (emulation cost)
+#   make bench-kexec   [N=3] kexec to agent on the lab machine vs QEMU's boot
 #   make fuzz       every parser under libFuzzer, FUZZ_SECONDS each (clang)
 
 CC      ?= gcc
@@ -105,6 +106,11 @@ kernel-bench: deps all
 kbuild-bench: deps all
 	sh tests/check/kbuild-bench.sh
 
+# kexec-to-agent-ready on the lab machine beside QEMU's direct boot
+# (tests/check/kexec-bench.sh; N=3 boots each, KERNEL=mainline-stock).
+bench-kexec: deps all
+	sh tests/check/kexec-bench.sh
+
 # The commit that made a metric worse (docs/bisect.md):
 #   make bisect TREE=~/linux GOOD=v6.12 BAD=HEAD [KERNEL=plain] [SUITE=quick]
 #        [METRIC=hackbench.time] [THRESHOLD=5%] [ITERATIONS=5] [KB_ARGS=...]
@@ -139,7 +145,7 @@ test: deps all unit $(O)/synth-runs $(O)/nightly-bench-seed
 clean:
 	rm -rf $(O) kbench
 
-.PHONY: bisect bisect-test all deps bench overhead kernel kernel-check kernel-bench kbuild-bench nightly-bench unit test clean
+.PHONY: bisect bisect-test all deps bench bench-kexec overhead kernel kernel-check kernel-bench kbuild-bench nightly-bench unit test clean
 
 # Fuzzing (issue 5): one libFuzzer binary per parser of untrusted input
 # (fuzz/targets.c), built with Debian's clang (`sh harness/deps.sh fuzz`).
