@@ -712,10 +712,15 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools)
 	printf("%s\n", machine());
 	r = remote(argv, NULL, S.t.ssh_timeout_s * 2.0, &out);
 	if (r) {
+		/* ssh's last line says it ("Host key verification failed."),
+		 * the lines before it follow */
+		const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
 		printf("FAIL ssh (BatchMode, host key %s, known_hosts %s): %s\n     %s\n",
 		       S.t.host_key == TK_ACCEPT_NEW ? "accept-new" : "strict", S.t.known_hosts,
-		       r < 0 ? "timed out" : out.buf && *out.buf ? out.buf : "failed",
+		       r < 0 ? "timed out" : last ? last + 1 : out.buf && *out.buf ? out.buf : "failed",
 		       ssh_advice(out.buf ? out.buf : ""));
+		if (last)
+			printf("     ssh said:\n%.*s\n", (int)(last - out.buf), out.buf);
 		sb_release(&out);
 		return KB_EXIT_FAILED;
 	}
