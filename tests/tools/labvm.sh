@@ -113,11 +113,24 @@ stop() {
 	rm -f "$dir/qemu.pid"
 }
 
+# QEMU greets a monitor client first; a command sent before the greeting
+# and closed at once can be dropped (the greeting's write fails, input
+# discarded): wait for the prompt, send, wait for the next prompt
 reset() {
 	python3 -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX)
+s.settimeout(30)
 s.connect(sys.argv[1])
+def prompt():
+    buf = b""
+    while b"(qemu)" not in buf:
+        d = s.recv(4096)
+        if not d:
+            sys.exit("labvm: the monitor closed before its prompt")
+        buf += d
+prompt()
 s.sendall(b"system_reset\n")
+prompt()
 s.close()' "$1"
 }
 
