@@ -14,6 +14,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +101,26 @@ struct proc_ent {
 	unsigned long long ticks;
 };
 
+/* /proc/PID/stat of a process that may exit at any moment: a vanished
+ * process is no error to report (read_file would print one), just
+ * nothing to count. 0 read, -1 gone or unreadable. */
+int hostnoise_read_pidstat(const char *path, struct strbuf *out)
+{
+	char buf[4096];
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	do
+		r = read(fd, buf, sizeof(buf) - 1);
+	while (r < 0 && errno == EINTR);
+	close(fd);
+	if (r <= 0)
+		return -1;
+	sb_add(out, buf, (size_t)r);
+	return 0;
+}
+
 /* Every process's pid, ppid and ticks; their number into *N. */
 static struct proc_ent *proc_list(size_t *n)
 {
@@ -118,7 +140,7 @@ static struct proc_ent *proc_list(size_t *n)
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		sb_reset(&sb);
 		/* gone since readdir, or unreadable: not ours to count */
-		if (read_file(path, &sb, 4096) || hostnoise_parse_pidstat(sb.buf, &e.pid, &e.ppid, &e.ticks))
+		if (hostnoise_read_pidstat(path, &sb) || hostnoise_parse_pidstat(sb.buf, &e.pid, &e.ppid, &e.ticks))
 			continue;
 		if (*n == alloc) {
 			alloc = alloc ? alloc * 2 : 256;

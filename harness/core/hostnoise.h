@@ -9,6 +9,8 @@
 
 #include <json-c/json.h>
 
+struct strbuf;
+
 /* Other processes' share of the host's CPU, in percent of every core,
  * at or above which an iteration is flagged busy (--busy-threshold). A
  * kernel build beside a run uses 50% or more of a 2-core host; an idle
@@ -34,6 +36,9 @@ int hostnoise_parse_pidstat(const char *text, long *pid, long *ppid, unsigned lo
 /* /proc/pressure/cpu: the "some" line's avg10 (percent) and total (us). */
 int hostnoise_parse_psi(const char *text, double *avg10, unsigned long long *total_us);
 int hostnoise_parse_loadavg(const char *text, double *load1);
+/* /proc/PID/stat appended to OUT; -1, and nothing printed, when the
+ * process is gone (processes exit while the sampler walks /proc) */
+int hostnoise_read_pidstat(const char *path, struct strbuf *out);
 
 /* Sample the host now (the process tree rooted at getpid()). */
 void hostnoise_sample(struct host_sample *s);

@@ -239,6 +239,38 @@ static void test_compare_warns(void **state)
 	gsl_rng_free(r);
 }
 
+/* A process that exits while the sampler walks /proc is no error: the
+ * sampler printed "error: cannot open '/proc/N/stat'" for each (seen in
+ * sweep runs); its own /proc/self/stat still reads. */
+static void test_vanished_pid(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64], err[256] = "";
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	pid_t pid = fork();
+	(void)state;
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	assert_int_equal(hostnoise_read_pidstat(path, &sb), -1);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	if (!fgets(err, sizeof(err), tmp))
+		err[0] = 0;
+	fclose(tmp);
+	assert_string_equal(err, "");
+	assert_int_equal(hostnoise_read_pidstat("/proc/self/stat", &sb), 0);
+	assert_non_null(strstr(sb.buf, ") "));
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_own_tree),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_compare_warns),
+		cmocka_unit_test(test_vanished_pid),
 	};
 	kb_quiet = 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
