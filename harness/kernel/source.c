@@ -14,10 +14,15 @@
  * The cache key hashes the source identity, the patches, the merged
  * .config and the compiler version, so two variants that differ only in
  * their command line share one binary, and a hit costs nothing.
+ * A user's tree (KSRC) is patched in one work copy and built in one object
+ * directory per tree, patches and config inputs (everything but the
+ * commit: the steps of a bisection), locked for the whole build;
+ * worktree.c keeps both fit for make's incremental rebuild.
  */
 #include "kernel/source.h"
 #include "kernel/needs.h"
 #include "kernel/apt.h"
+#include "kernel/worktree.h"
 #include "core/spawn.h"
 
 #include <dirent.h>
@@ -230,48 +235,58 @@ out:
 
 /* ---- patches ---- */
 
-/* Apply the variant's patches to a hard-linked copy of the tree, cached
- * by source identity and patch contents. Fills OUT with the tree to use and
- * KEY with its identity. */
-static int patched_tree(const struct variant *v, const struct source *s, char *out,
-			size_t outlen, char *key, size_t keylen)
+/* The variant's patches: their paths into PATCHES and their identity
+ * lines ("patch NAME SHA256") into LINES. */
+static int patch_list(const struct variant *v, struct strvec *patches, struct strbuf *lines)
 {
-	struct strbuf id = STRBUF_INIT;
-	struct strvec patches = STRVEC_INIT;
-	char list[OPT_STR_MAX], *save = NULL, h[65], dir[KB_PATH_MAX], tmp[KB_PATH_MAX] = "";
-	char log[KB_PATH_MAX] = "";
-	int ret = -1, lock = -1;
-
+	char list[OPT_STR_MAX], *save = NULL;
 	snprintf(list, sizeof(list), "%s", v->patches);
-	sb_addf(&id, "%s\n", s->ident);
 	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
 		char path[KB_PATH_MAX], ph[65];
 		snprintf(path, sizeof(path), "%s/kernels/patches/%s", kb_home(), t);
 		if (sha256_file_hex(path, ph))
-			goto out;
-		strvec_push(&patches, path);
-		sb_addf(&id, "patch %s %s\n", t, ph);
+			return -1;
+		strvec_push(patches, path);
+		sb_addf(lines, "patch %s %s\n", t, ph);
 	}
-	if (!patches.n) {
-		snprintf(out, outlen, "%s", s->tree);
-		snprintf(key, keylen, "%s", s->ident);
-		ret = 0;
-		goto out;
+	return 0;
+}
+
+/* Apply PATCHES in DIR with no fuzz, each tried with --dry-run first;
+ * IDENT names the source in errors. */
+static int apply_patches(const struct strvec *patches, const char *dir, const char *ident,
+			 const char *log)
+{
+	for (size_t i = 0; i < patches->n; i++) {
+		const char *dry[] = { "patch", "-p1", "-F0", "--dry-run", "-i", patches->v[i], NULL };
+		const char *real[] = { "patch", "-p1", "-F0", "-i", patches->v[i], NULL };
+		info("kbench: applying %s", patches->v[i]);
+		if (run_logged(dry, dir, log, 120))
+			return step_fail("patch", log, "'%s' does not apply to %s with no fuzz",
+					 patches->v[i], ident);
+		if (run_logged(real, dir, log, 120))
+			return step_fail("patch", log, "applying '%s' failed", patches->v[i]);
 	}
-	sha256_hex(id.buf, id.len, h);
-	snprintf(key, keylen, "%s+patches:%.16s", s->ident, h);
+	return 0;
+}
+
+/* Debian's tree: the patches applied to a hard-linked copy, cached by
+ * source identity and patch contents (ID, hashed to H) in trees/H. */
+static int patched_copy(const struct source *s, const struct strvec *patches,
+			const struct strbuf *id, const char *h, char *out, size_t outlen)
+{
+	char dir[KB_PATH_MAX], tmp[KB_PATH_MAX] = "", log[KB_PATH_MAX], done[KB_PATH_MAX];
+	int ret = -1, lock;
+
 	snprintf(dir, sizeof(dir), "%s/trees", cache_root());
 	lock = lock_file(dir, ".lock", "patched trees");
 	if (lock < 0)
-		goto out;
+		return -1;
 	snprintf(out, outlen, "%s/%.16s", dir, h);
-	{
-		char done[KB_PATH_MAX];
-		snprintf(done, sizeof(done), "%s/.kbench-patched", out);
-		if (path_exists(done)) {
-			ret = 0;
-			goto out;
-		}
+	snprintf(done, sizeof(done), "%s/.kbench-patched", out);
+	if (path_exists(done)) {
+		ret = 0;
+		goto out;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.tmp-%.16s-%ld", dir, h, (long)getpid());
 	rm_rf(tmp);
@@ -284,26 +299,9 @@ static int patched_tree(const struct variant *v, const struct source *s, char *o
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < patches.n; i++) {
-		const char *dry[] = { "patch", "-p1", "-F0", "--dry-run", "-i", patches.v[i], NULL };
-		const char *real[] = { "patch", "-p1", "-F0", "-i", patches.v[i], NULL };
-		info("kbench: applying %s", patches.v[i]);
-		if (run_logged(dry, tmp, log, 120)) {
-			step_fail("patch", log, "'%s' does not apply to %s with no fuzz", patches.v[i],
-				  s->ident);
-			goto out;
-		}
-		if (run_logged(real, tmp, log, 120)) {
-			step_fail("patch", log, "applying '%s' failed", patches.v[i]);
-			goto out;
-		}
-	}
-	{
-		char done[KB_PATH_MAX];
-		snprintf(done, sizeof(done), "%s/.kbench-patched", tmp);
-		if (write_file_atomic(done, id.buf, id.len))
-			goto out;
-	}
+	snprintf(done, sizeof(done), "%s/.kbench-patched", tmp);
+	if (apply_patches(patches, tmp, s->ident, log) || write_file_atomic(done, id->buf, id->len))
+		goto out;
 	rm_rf(out);
 	if (rename(tmp, out)) {
 		error("cannot move '%s' to '%s': %s", tmp, out, strerror(errno));
@@ -314,11 +312,30 @@ static int patched_tree(const struct variant *v, const struct source *s, char *o
 out:
 	if (tmp[0])
 		rm_rf(tmp);
-	if (lock >= 0)
-		close(lock);
-	sb_release(&id);
-	strvec_clear(&patches);
+	close(lock);
 	return ret;
+}
+
+/* A user's tree (KSRC): one work copy per tree, patches and config inputs
+ * (KEY), trees/work-KEY, brought back to the tree's current state by
+ * relinking what changed and patched again, the patched files keeping the
+ * tree's times, so consecutive commits rebuild only what they changed.
+ * The caller holds KEY's lock. */
+static int patched_work(const struct source *s, const struct strvec *patches, const char *key,
+			char *out, size_t outlen)
+{
+	char dir[KB_PATH_MAX], log[KB_PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/trees", cache_root());
+	snprintf(out, outlen, "%s/work-%.24s", dir, key);
+	snprintf(log, sizeof(log), "%s/patch-work-%.24s.log", dir, key);
+	unlink(log);
+	if (mkdir_p(dir, 0755) || worktree_sync(s->tree, out) ||
+	    apply_patches(patches, out, s->ident, log))
+		return -1;
+	for (size_t i = 0; i < patches->n; i++)
+		if (worktree_keep_mtimes(s->tree, out, patches->v[i]))
+			return -1;
+	return 0;
 }
 
 /* ---- config ---- */
@@ -670,21 +687,39 @@ struct build {
 	const struct variant *v;
 	struct build_info *bi; /* the caller's, or a zeroed local one */
 	struct source src;
+	struct strvec patches;
+	struct strbuf patchset; /* "patch NAME SHA256" lines */
+	char loc[KB_PATH_MAX];  /* a user's tree (KSRC): its real path; "" for Debian's */
 	char tree[KB_PATH_MAX], treekey[600], builds[KB_PATH_MAX], cc[256];
 	char inhash[65], inptr[KB_PATH_MAX];         /* inputs phase */
+	char objkey[65];                             /* inputs but the commit (KSRC) */
 	char cfgobj[KB_PATH_MAX], cfglog[KB_PATH_MAX]; /* config phase (scratch) */
 	char h[65], entry[KB_PATH_MAX], obj[KB_PATH_MAX], log[KB_PATH_MAX];
-	int lock;
+	int lock, objlock;
 };
 
-/* source: the tree (patched), the builds dir and the compiler */
+/* source: the tree's identity with the patches', the builds dir and the
+ * compiler; the (patched) tree itself is made only for a build */
 static int phase_source(struct build *b)
 {
 	const char *ksrc = getenv("KSRC");
 	if (ksrc && *ksrc ? source_ksrc(ksrc, &b->src) : source_debian(b->v, &b->src))
 		return -1;
-	if (patched_tree(b->v, &b->src, b->tree, sizeof(b->tree), b->treekey, sizeof(b->treekey)))
+	if (ksrc && *ksrc)
+		snprintf(b->loc, sizeof(b->loc), "%s", b->src.tree);
+	if (patch_list(b->v, &b->patches, &b->patchset))
 		return -1;
+	if (b->patches.n) {
+		struct strbuf id = STRBUF_INIT;
+		char h[65];
+		sb_addf(&id, "%s\n", b->src.ident);
+		sb_add(&id, b->patchset.buf, b->patchset.len);
+		sha256_hex(id.buf, id.len, h);
+		snprintf(b->treekey, sizeof(b->treekey), "%s+patches:%.16s", b->src.ident, h);
+		sb_release(&id);
+	} else {
+		snprintf(b->treekey, sizeof(b->treekey), "%s", b->src.ident);
+	}
 	snprintf(b->builds, sizeof(b->builds), "%s/builds", cache_root());
 	/* entries are published by rename, so look-ups need no lock; a build
 	 * locks its own key, and other builds go on beside it */
@@ -694,29 +729,90 @@ static int phase_source(struct build *b)
 	return 0;
 }
 
+void kernel_build_keys(const struct build_key_in *in, char inputs[65], char objdir[65])
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s\ninputs\nsource %s\nbase %d\ncompiler %s\n%s", BUILD_FORMAT, in->source,
+		in->base, in->compiler, in->fragments);
+	sha256_hex(sb.buf, sb.len, inputs);
+	objdir[0] = '\0';
+	if (in->location) {
+		sb_reset(&sb);
+		sb_addf(&sb, "%s\nobjdir\ntree %s\n%sbase %d\ncompiler %s\n%s", BUILD_FORMAT,
+			in->location, in->patchset, in->base, in->compiler, in->fragments);
+		sha256_hex(sb.buf, sb.len, objdir);
+	}
+	sb_release(&sb);
+}
+
 /* inputs: the hash of what goes into the config (tree, base, fragments,
- * compiler), the fast path's key: the same inputs need no configuring */
+ * compiler), the fast path's key: the same inputs need no configuring;
+ * for a user's tree also the object dir's key, the same without the
+ * commit */
 static int phase_inputs(struct build *b)
 {
 	char list[OPT_STR_MAX], *save = NULL;
-	struct strbuf in = STRBUF_INIT;
+	struct strbuf frags = STRBUF_INIT;
+	struct build_key_in in;
 	int ret = -1;
-	sb_addf(&in, "%s\ninputs\nsource %s\nbase %d\ncompiler %s\n", BUILD_FORMAT, b->treekey,
-		b->v->base, b->cc);
 	snprintf(list, sizeof(list), "%s", b->v->configs);
 	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
 		char path[KB_PATH_MAX], fh[65];
 		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
 		if (sha256_file_hex(path, fh))
 			goto out;
-		sb_addf(&in, "fragment %s %s\n", t, fh);
+		sb_addf(&frags, "fragment %s %s\n", t, fh);
 	}
-	sha256_hex(in.buf, in.len, b->inhash);
+	in.source = b->treekey;
+	in.location = b->loc[0] ? b->loc : NULL;
+	in.patchset = b->patchset.buf ? b->patchset.buf : "";
+	in.base = b->v->base;
+	in.compiler = b->cc;
+	in.fragments = frags.buf ? frags.buf : "";
+	kernel_build_keys(&in, b->inhash, b->objkey);
 	snprintf(b->inptr, sizeof(b->inptr), "%s/inputs/%.24s", b->builds, b->inhash);
 	ret = 0;
 out:
-	sb_release(&in);
+	sb_release(&frags);
 	return ret;
+}
+
+/* The tree to configure and build: the source, or its patched copy (a
+ * user's tree: the shared work copy, under the object dir's lock) */
+static int tree_ready(struct build *b)
+{
+	if (b->loc[0] && b->objlock < 0) {
+		b->objlock = lock_key(b->builds, b->objkey);
+		if (b->objlock < 0)
+			return -1;
+	}
+	if (!b->patches.n) {
+		snprintf(b->tree, sizeof(b->tree), "%s", b->src.tree);
+		return 0;
+	}
+	if (b->loc[0])
+		return patched_work(&b->src, &b->patches, b->objkey, b->tree, sizeof(b->tree));
+	{
+		struct strbuf id = STRBUF_INIT;
+		char h[65];
+		int r;
+		sb_addf(&id, "%s\n", b->src.ident);
+		sb_add(&id, b->patchset.buf, b->patchset.len);
+		sha256_hex(id.buf, id.len, h);
+		r = patched_copy(&b->src, &b->patches, &id, h, b->tree, sizeof(b->tree));
+		sb_release(&id);
+		return r;
+	}
+}
+
+/* The object dir: a user's tree builds every commit in one (make rebuilds
+ * what changed); Debian's keeps one per build key */
+static void obj_dir(struct build *b)
+{
+	if (b->loc[0])
+		snprintf(b->obj, sizeof(b->obj), "%s/obj-tree-%.24s", b->builds, b->objkey);
+	else
+		snprintf(b->obj, sizeof(b->obj), "%s/obj-%.24s", b->builds, b->h);
 }
 
 /* The key the inputs pointer names, if it is a plain name (not a path) of
@@ -757,18 +853,20 @@ static int inputs_hit(struct build *b, struct kernel_image *k)
 	return 0;
 }
 
-/* --rebuild of a configured build: its key and kept object dir, if both
- * are there. 0 found (the key locked), 1 not, -1 error. */
+/* --rebuild of a configured build of Debian's tree: its key and kept
+ * object dir, if both are there. 0 found (the key locked, the tree
+ * ready), 1 not, -1 error. (A user's tree's object dir is shared by its
+ * commits: a rebuild there configures again.) */
 static int configured_build(struct build *b)
 {
-	if (inputs_key(b, b->h, sizeof(b->h), 24))
+	if (b->loc[0] || inputs_key(b, b->h, sizeof(b->h), 24))
 		return 1;
-	snprintf(b->obj, sizeof(b->obj), "%s/obj-%.24s", b->builds, b->h);
+	obj_dir(b);
 	if (!path_exists(b->obj))
 		return 1;
 	snprintf(b->entry, sizeof(b->entry), "%s/%.24s", b->builds, b->h);
 	b->lock = lock_key(b->builds, b->h);
-	return b->lock < 0 ? -1 : 0;
+	return b->lock < 0 || tree_ready(b) ? -1 : 0;
 }
 
 /* config: the merged .config in a scratch dir, every requested option
@@ -817,6 +915,31 @@ out:
 	return ret;
 }
 
+/* The object dir made ready for make: what an interrupted build left
+ * removed, the stamp set, the merged .config copied in when it differs
+ * (a shared object dir keeps the last commit's otherwise: kbuild's
+ * syncconfig sees the new one and rebuilds what its options touch) */
+static int obj_prepare(struct build *b)
+{
+	char from[KB_PATH_MAX], to[KB_PATH_MAX];
+	struct strbuf have = STRBUF_INIT, want = STRBUF_INIT;
+	int r = 0;
+	if (mkdir_p(b->obj, 0755) || objdir_begin(b->obj))
+		return -1;
+	if (!b->cfgobj[0])
+		return 0; /* --rebuild: the .config there is the build's */
+	snprintf(from, sizeof(from), "%s/.config", b->cfgobj);
+	snprintf(to, sizeof(to), "%s/.config", b->obj);
+	if (read_file(from, &want, 16u << 20))
+		r = -1;
+	else if (!path_exists(to) || read_file(to, &have, 16u << 20) || have.len != want.len ||
+		 memcmp(have.buf, want.buf, want.len))
+		r = copy_file(from, to, 0644);
+	sb_release(&have);
+	sb_release(&want);
+	return r;
+}
+
 /* build: make bzImage in the object dir, with progress against the step
  * count of the last build of this base */
 static int phase_build(struct build *b)
@@ -826,6 +949,8 @@ static int phase_build(struct build *b)
 	struct strbuf sb = STRBUF_INIT;
 	int expect = 0, steps, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	double t0 = now_mono();
+	if (obj_prepare(b))
+		return -1;
 	snprintf(b->log, sizeof(b->log), "%s/build.log", b->obj);
 	unlink(b->log);
 	snprintf(cnt, sizeof(cnt), "%s/steps-%s", b->builds,
@@ -841,6 +966,8 @@ static int phase_build(struct build *b)
 	steps = make_bzimage(b->tree, b->obj, b->log, jobs > 0 ? jobs : 1, expect);
 	if (steps < 0)
 		return step_fail("build", b->log, kb_interrupted ? "interrupted" : "make bzImage failed");
+	if (objdir_end(b->obj))
+		return -1;
 	b->bi->build_s = now_mono() - t0;
 	if (steps > 100) {
 		char *s = xasprintf("%d\n", steps);
@@ -906,12 +1033,13 @@ out:
 /* A miss: configure, and unless the config's key is in the cache, lock
  * it, look again (another kbench may have built it meanwhile), build out
  * of tree and publish. The object dir is kept for incremental rebuilds of
- * the same tree and config. */
+ * the same tree and config; a user's tree (KSRC) has one for all its
+ * commits, so a bisection's steps rebuild only what each commit changed. */
 static int configure_and_build(struct build *b, struct kernel_image *k)
 {
-	char from[KB_PATH_MAX], to[KB_PATH_MAX];
+	char from[KB_PATH_MAX];
 	int rebuild = b->bi->rebuild;
-	if (phase_config(b) || config_key(b))
+	if (tree_ready(b) || phase_config(b) || config_key(b))
 		return -1;
 	/* a kernel the guest cannot use is refused before it is built (kbench
 	 * kconfig still writes its config) */
@@ -930,11 +1058,7 @@ static int configure_and_build(struct build *b, struct kernel_image *k)
 		info("kbench: %s: built meanwhile by another kbench (%s)", b->v->name, b->entry);
 		return 0;
 	}
-	snprintf(b->obj, sizeof(b->obj), "%s/obj-%.24s", b->builds, b->h);
-	snprintf(from, sizeof(from), "%s/.config", b->cfgobj);
-	snprintf(to, sizeof(to), "%s/.config", b->obj);
-	if (mkdir_p(b->obj, 0755) || copy_file(from, to, 0644))
-		return -1;
+	obj_dir(b);
 	return phase_build(b) || phase_publish(b, k) ? -1 : 0;
 }
 
@@ -958,7 +1082,7 @@ static void phase_record(const struct build *b)
 static int config_only(struct build *b)
 {
 	char p[KB_PATH_MAX];
-	if (phase_config(b))
+	if (tree_ready(b) || phase_config(b))
 		return -1;
 	snprintf(p, sizeof(p), "%s/.config", b->cfgobj);
 	return copy_file(p, b->bi->config_out, 0644);
@@ -973,7 +1097,7 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 	memset(&none, 0, sizeof(none));
 	b->v = v;
 	b->bi = bi ? bi : &none;
-	b->lock = -1;
+	b->lock = b->objlock = -1;
 	/* keep the caller's request, clear the results */
 	b->bi->hit = 0;
 	b->bi->build_s = 0;
@@ -997,6 +1121,10 @@ out:
 		rm_rf(b->cfgobj);
 	if (b->lock >= 0)
 		close(b->lock);
+	if (b->objlock >= 0)
+		close(b->objlock);
+	strvec_clear(&b->patches);
+	sb_release(&b->patchset);
 	free(b);
 	return ret;
 }

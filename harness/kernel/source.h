@@ -20,6 +20,21 @@ int kernel_build(const struct variant *v, struct kernel_image *k, struct build_i
 /* The variant's most recent build, without configuring: 0 found, 1 none. */
 int kernel_build_last(const struct variant *v, struct kernel_image *k);
 
+/* The keys of a source build's inputs (the config's inputs, for the fast
+ * path: the same inputs need no configuring) and, for a user's tree
+ * (LOCATION set), of its object directory: the same without the commit,
+ * so consecutive commits share one and make rebuilds only what changed.
+ * OBJDIR is "" without a LOCATION. */
+struct build_key_in {
+	const char *source;    /* the source identity with the patches' (commit included) */
+	const char *location;  /* a user's tree: its real path; NULL for Debian's */
+	const char *patchset;  /* "patch NAME SHA256" lines */
+	int base;              /* enum of the config base */
+	const char *compiler;
+	const char *fragments; /* "fragment NAME SHA256" lines */
+};
+void kernel_build_keys(const struct build_key_in *in, char inputs[65], char objdir[65]);
+
 /* The source tree variants build from (KSRC, or Debian's TREE_PKG of
  * RELEASE unpacked once per cache), its identity and gcc's version, for
  * the kbuild workload. 0, or -1 after an error. */
