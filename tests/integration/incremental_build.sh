@@ -12,13 +12,10 @@ need_tool make "the fake tree's build"
 need_tool git "the fake tree's history"
 need_tool patch "the patched variant"
 home="$tmp/home" src="$tmp/linux"
-mkdir -p "$home/kernels/patches" "$home/configs/kernel" "$src/kernel/locking" "$src/scripts/kconfig" "$src/src"
+. "$top/tests/fake_ksrc.sh"
+fake_ksrc "$home" "$src"
+mkdir -p "$home/kernels/patches" "$src/src"
 export KBENCH_HOME="$home" KBENCH_CACHE="$tmp/cache" KSRC="$src"
-: >"$src/kernel/locking/rtmutex.c"
-cat >"$src/scripts/kconfig/merge_config.sh" <<'S'
-out=$3 base=$4; shift 4
-cat "$@" >>"$base"
-S
 # each object depends on .config, as kbuild's do on their options; the
 # .cmd file is written after the object, as kbuild does; KBENCH_TEST_KILL
 # (a file) kills make half-way through b.o, KBENCH_TEST_SLOW slows bzImage
@@ -43,8 +40,6 @@ kernelrelease:
 M
 for f in a b c; do echo "$f version 1" >"$src/src/$f.c"; done
 echo 'CONFIG_KBENCH_EXTRA=1' >"$src/extra.config"
-printf 'CONFIG_KBENCH_FAKE=y\nCONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_CONSOLE=y\nCONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT4_FS=y\n' \
-	>"$home/configs/kernel/fake.config"
 variant() { # NAME PATCHES
 	printf '[variant]\nname = %s\nsource = build\nbase = tinyconfig\nconfigs = fake\npatches = %s\ntest_only = true\n' \
 		"$1" "$2" >"$home/kernels/$1.ini"
