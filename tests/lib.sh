@@ -31,11 +31,3 @@ expect_out() {
 	if grep -q -- "$1" "$tmp/out"; then ok "output has '$1'"; else bad "output lacks '$1'"; cat "$tmp/out"; fi
 }
 finish() { echo "time: $(( $(date +%s) - t0 )) s"; [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }
-# fake_ksrc DIR: what kbench checks a KSRC tree for, and a merge_config.sh
-# that appends the fragments (-m -O OBJ BASE FRAGMENTS...); the caller
-# writes DIR/Makefile
-fake_ksrc() {
-	mkdir -p "$1/kernel/locking" "$1/scripts/kconfig"
-	: >"$1/kernel/locking/rtmutex.c"
-	printf 'out=$3 base=$4; shift 4\ncat "$@" >>"$base"\n' >"$1/scripts/kconfig/merge_config.sh"
-}
