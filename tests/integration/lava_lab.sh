@@ -21,6 +21,11 @@ lab="$top/tests/tools/lavalab.sh"
 port=$((20000 + $$ % 20000))
 dir="$tmp/lab"
 trap 'sh "$lab" stop "$dir" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+# LAVA's daemons already running (another lab): not this test's leftovers.
+# gunicorn renames itself and the scheduler's command line names neither
+# the lab's dir nor its port, so they are found by name.
+daemons='gunicorn: (master|worker) \[lava_server|lava-server manage lava-scheduler|lava-worker'
+before=$(pgrep -f "$daemons" | sort)
 sh "$lab" start "$dir" "$port" || { bad "the LAVA lab did not start"; finish; }
 if sh "$lab" wait "$dir" "$port" 600; then
 	ok "LAVA lab ready after $(($(date +%s) - start)) s"
@@ -57,7 +62,7 @@ s=$(status "$dir/token" "http://127.0.0.1:$((port + 1))/api/v0.2/jobs/")
 
 sh "$lab" stop "$dir" || bad "lavalab.sh stop failed"
 sleep 1
-left=$(pgrep -af "$dir|127.0.0.1:$port" || true)
+left=$(pgrep -f "$daemons" | sort | { [ -n "$before" ] && grep -vxF "$before" || cat; }; pgrep -f "$dir|127.0.0.1:$port")
 [ -z "$left" ] && ok "stop left no process" || bad "left running: $left"
 echo "lava_lab: $(($(date +%s) - start)) s"
 finish
