@@ -5,8 +5,8 @@ figures comparison.json holds?
 Reads the report's "Every metric" table (<h2 id="metrics">) and checks,
 against comparison.json: the variant columns (names, in order), one row
 per metric (workload label and metric name, in order), and in every cell
-the value (the metric's center, as cmp_fmt_num prints it: 4 significant
-digits), the change against the baseline (percent, one decimal) and the
+the value (the metric's center, as cmp_fmt_num prints it: 3 decimals
+below 10, fewer above), the change against the baseline (percent, one decimal) and the
 verdict; a variant without values shows a dash. Exit 0 when all agree,
 1 naming each disagreement (metric, variant, report vs JSON), 2 on
 unreadable input. Used by compare.sh on a real campaign's report and by
@@ -74,18 +74,39 @@ class Table(html.parser.HTMLParser):
 
 
 def shown(v):
-    """A number as the report prints it (cmp_fmt_num: %.4g, integers whole)."""
-    return float("%.4g" % v)
+    """A number as the report prints it: the rules of cmp_fmt_num
+    (harness/stats/compare.c), as text."""
+    a = abs(v)
+    if not math.isfinite(v):
+        return "-" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if a == 0:
+        return "0"
+    if v == math.floor(v) and a < 1e7:
+        return "%.0f" % v
+    if a >= 1e7 or a < 1e-3:
+        return "%.3g" % v
+    for lim, fmt in ((1000, "%.0f"), (100, "%.1f"), (10, "%.2f")):
+        if a >= lim:
+            return fmt % v
+    return "%.3f" % v
 
 
 def agree(text, want):
-    """TEXT (the report's figure) against WANT (the JSON's), allowing the
-    report's rounding to 4 significant digits."""
+    """TEXT (the report's figure) against WANT (the JSON's, 10 significant
+    digits): TEXT must be WANT as cmp_fmt_num prints it, that is, within
+    half a unit of TEXT's last digit (a mean on a rounding boundary, e.g.
+    0.4765, prints as 0.477 from the double the report holds and as 0.476
+    from the JSON's decimal: both are right), and with the digits
+    cmp_fmt_num gives WANT's magnitude."""
     try:
         got = float(text)
     except ValueError:
         return False
-    return math.isclose(got, shown(want), rel_tol=1e-3, abs_tol=1e-9)
+    mant, _, ex = text.lower().partition("e")
+    half = 0.5 * 10.0 ** (-len(mant.partition(".")[2]) + (int(ex) if ex else 0))
+    if len(shown(want).lower().partition("e")[0].partition(".")[2]) != len(mant.partition(".")[2]):
+        return False
+    return abs(got - want) <= half * (1 + 1e-9) + 1e-12 * abs(want)
 
 
 def check_cell(cell, name, base, m, bad):
