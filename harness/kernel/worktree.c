@@ -51,43 +51,48 @@ static int sync_entry(const char *src, const char *dst, const char *name)
 	return 0;
 }
 
-/* DST's entries that SRC does not have (or that are left out) removed */
-static int prune_dir(const char *src, const char *dst, int top)
+/* FN(NAME, SRC, DST, TOP) for each entry NAME of WALK (SRC or DST) but
+ * "." and "..", until one returns non-zero: that is the result */
+typedef int entry_fn(const char *name, const char *src, const char *dst, int top);
+
+static int walk_dir(const char *walk, entry_fn *fn, const char *src, const char *dst, int top)
 {
-	DIR *dir = opendir(dst);
+	DIR *dir = opendir(walk);
 	struct dirent *de;
 	int r = 0;
 	if (!dir)
-		return error("cannot read '%s': %s", dst, strerror(errno));
+		return error("cannot read '%s': %s", walk, strerror(errno));
 	while (!r && (de = readdir(dir))) {
-		char s[KB_PATH_MAX], d[KB_PATH_MAX];
-		struct stat ss;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		snprintf(s, sizeof(s), "%s/%s", src, de->d_name);
-		snprintf(d, sizeof(d), "%s/%s", dst, de->d_name);
-		if ((top && !strcmp(de->d_name, ".git")) || (lstat(s, &ss) && errno == ENOENT))
-			r = rm_rf(d);
+		r = fn(de->d_name, src, dst, top);
 	}
 	closedir(dir);
 	return r;
 }
 
+/* DST's entry NAME removed if SRC does not have it (or it is left out) */
+static int prune_entry(const char *name, const char *src, const char *dst, int top)
+{
+	char s[KB_PATH_MAX], d[KB_PATH_MAX];
+	struct stat ss;
+	snprintf(s, sizeof(s), "%s/%s", src, name);
+	snprintf(d, sizeof(d), "%s/%s", dst, name);
+	if ((top && !strcmp(name, ".git")) || (lstat(s, &ss) && errno == ENOENT))
+		return rm_rf(d);
+	return 0;
+}
+
+/* SRC's entry NAME into DST, but the top-level .git */
+static int sync_one(const char *name, const char *src, const char *dst, int top)
+{
+	return top && !strcmp(name, ".git") ? 0 : sync_entry(src, dst, name);
+}
+
 static int sync_dir(const char *src, const char *dst, int top)
 {
-	DIR *dir = opendir(src);
-	struct dirent *de;
-	int r = 0;
-	if (!dir)
-		return error("cannot read '%s': %s", src, strerror(errno));
-	while (!r && (de = readdir(dir))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (top && !strcmp(de->d_name, ".git")))
-			continue;
-		r = sync_entry(src, dst, de->d_name);
-	}
-	closedir(dir);
-	return r ? r : prune_dir(src, dst, top);
+	int r = walk_dir(src, sync_one, src, dst, top);
+	return r ? r : walk_dir(dst, prune_entry, src, dst, top);
 }
 
 int worktree_sync(const char *src, const char *dst)
