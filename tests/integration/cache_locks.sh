@@ -7,10 +7,14 @@
 #   case 2: a kernel build and two kbuild disks (kbuild-native, prepare =
 #           host) at once on one fresh cache: all succeed, one build, one
 #           disk made, no half-written entry or image
-# Not covered: unpacking a Debian source package (KSRC skips it).
+#   case 3: two `kbench build` at once on a fresh cache, from Debian's
+#           source package (no KSRC): a fake apt-get/apt-cache on PATH hand
+#           out a tiny linux-source .deb holding the same fake tree; both
+#           succeed, one download and one unpack, one whole entry
 . "$(dirname "$0")/../lib.sh"
 need_tool make "the fake kernel tree is built with make"
 need_tool mkfs.ext4 "a kbuild disk is an ext4 image (e2fsprogs)"
+need_tool dpkg-deb "case 3 packs the fake source package"
 home="$tmp/home" src="$tmp/linux" count="$tmp/count"
 . "$top/tests/fake_ksrc.sh"
 fake_ksrc "$home" "$src"
@@ -90,4 +94,61 @@ done
 set -- "$KBENCH_CACHE"/builds/*/bzImage
 [ $# = 1 ] && ok "one kernel entry" || bad "kernel entries: $*"
 whole "$KBENCH_CACHE"
+
+echo "case 3: two unpacks of the Debian source package at once on one cache"
+export KBENCH_CACHE="$tmp/cache3"
+unset KSRC
+rm -f "$count"/*
+# the package: usr/src/linux-source-6.12.tar.gz holding the fake tree
+pkg="$tmp/pkg" deb="$tmp/linux-source-6.12_6.12.99-1_all.deb"
+mkdir -p "$pkg/DEBIAN" "$pkg/usr/src" "$tmp/pkgtree" "$tmp/bin"
+cp -R "$src" "$tmp/pkgtree/linux-source-6.12"
+tar -czf "$pkg/usr/src/linux-source-6.12.tar.gz" -C "$tmp/pkgtree" linux-source-6.12
+printf 'Package: linux-source-6.12\nVersion: 6.12.99-1\nArchitecture: all\nMaintainer: kbench test <test@invalid>\nDescription: fake kernel source\n' \
+	>"$pkg/DEBIAN/control"
+dpkg-deb -Zgzip -b "$pkg" "$deb" >/dev/null || bad "dpkg-deb could not pack the fake source package"
+# apt-get download counts itself and waits (up to 10 s) until the other
+# kbench waits for the source cache's lock, so that both are in the
+# source step at once; without the lock both download and unpack
+cat >"$tmp/bin/apt-get" <<A
+#!/bin/sh
+case " \$* " in
+*" download "*)
+	echo \$\$ >>"$count/download"
+	i=0
+	while [ \$i -lt 50 ] && ! grep -q "waiting for another kbench (source cache)" "$tmp/s1.out" "$tmp/s2.out"; do
+		sleep 0.2; i=\$((i + 1))
+	done
+	cp "$deb" . ;;
+esac
+A
+printf '#!/bin/sh\nprintf "Package: linux-source-6.12\\nVersion: 6.12.99-1\\n\\n"\n' >"$tmp/bin/apt-cache"
+chmod +x "$tmp/bin/apt-get" "$tmp/bin/apt-cache"
+export PATH="$tmp/bin:$PATH"
+"$KB" build fake >"$tmp/s1.out" 2>&1 & p1=$!
+"$KB" build fake >"$tmp/s2.out" 2>&1 & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+status s1 "$r1"; status s2 "$r2"
+n=$(grep -l "waiting for another kbench (source cache)" "$tmp/s1.out" "$tmp/s2.out" | wc -l)
+[ "$n" = 1 ] && ok "both were in the source step at once: one waited for the other's lock" ||
+	bad "$n runs waited for the source cache's lock"
+n=$(lines "$count/download")
+[ "$n" = 1 ] && ok "the package was downloaded once" || bad "the package was downloaded $n times"
+n=$(cat "$tmp/s1.out" "$tmp/s2.out" | grep -c "kbench: unpacking")
+[ "$n" = 1 ] && ok "the package was unpacked once" || bad "the package was unpacked $n times"
+n=$(lines "$count/bzImage")
+[ "$n" = 1 ] && ok "make bzImage ran once" || bad "make bzImage ran $n times"
+entry="$KBENCH_CACHE/sources/linux-source-6.12_6.12.99-1"
+diff -r "$src" "$entry/tree" >"$tmp/diff" 2>&1 && ok "the unpacked tree is whole" ||
+	{ bad "the unpacked tree differs from the package's"; head "$tmp/diff"; }
+left=$(cd "$KBENCH_CACHE/sources" && echo .[!.]* * && cd "$entry" && echo deb* unpacked*)
+[ "$left" = ".lock by-name linux-source-6.12_6.12.99-1
+deb* unpacked*" ] && ok "one source entry, no stage or unpack leftovers" || bad "in the source cache: $left"
+[ "$(cat "$KBENCH_CACHE/sources/by-name/linux-source-6.12_trixie")" = linux-source-6.12_6.12.99-1 ] &&
+	ok "the pointer names the entry" || bad "pointer: $(cat "$KBENCH_CACHE/sources/by-name/"* 2>&1)"
+whole "$KBENCH_CACHE"
+expect_exit 0 "$KB" build fake
+expect_out "build cache hit"
+n=$(lines "$count/download")
+[ "$n" = 1 ] && ok "a third build used the cached source" || bad "the package was downloaded $n times"
 finish
