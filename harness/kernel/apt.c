@@ -123,3 +123,13 @@ out:
 	sb_release(&show);
 	return ret;
 }
+
+int apt_download(const struct strvec *opts, const char *spec, const char *dir, const char *size)
+{
+	const char *args[] = { "-q", "download", spec, NULL };
+	rm_rf(dir);
+	if (mkdir_p(dir, 0755))
+		return -1;
+	info("kbench: downloading %s (about %s)...", spec, size);
+	return apt_run("apt-get", opts, args, dir, NULL, "apt-get download");
+}

@@ -21,4 +21,9 @@ int apt_parse_show(const char *text, const char *pkg, char *real, size_t reallen
 int apt_lookup(const struct strvec *opts, const char *pkg, char *real, size_t reallen,
 	       char *version, size_t verlen);
 
+/* apt-get download SPEC ("PKG=VERSION") into DIR, made afresh (anything
+ * there before is removed); SIZE ("150 MB") is said while it downloads.
+ * 0, or -1 after an error. */
+int apt_download(const struct strvec *opts, const char *spec, const char *dir, const char *size);
+
 #endif

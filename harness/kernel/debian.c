@@ -310,14 +310,9 @@ static int download_image(const struct variant *v, const struct strvec *opts, co
 {
 	char tmp[KB_PATH_MAX];
 	char *spec = xasprintf("%s=%s", real, version);
-	const char *args[] = { "-q", "download", spec, NULL };
 	int ret = -1;
 	snprintf(tmp, sizeof(tmp), "%s/kernels/.tmp-%s-%ld", cache_root(), real, (long)getpid());
-	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755))
-		goto out;
-	info("kbench: downloading %s (about 70-110 MB)...", spec);
-	if (apt_run("apt-get", opts, args, tmp, NULL, "apt-get download"))
+	if (apt_download(opts, spec, tmp, "70-110 MB"))
 		goto out;
 	ret = unpack_image(v, tmp, spec, real, version, entry, k);
 out:

@@ -166,16 +166,10 @@ static int fetch_source(const struct strvec *opts, const char *dir, const char *
 {
 	char tmp[KB_PATH_MAX], log[KB_PATH_MAX];
 	char *spec = xasprintf("%s=%s", tree_pkg, version);
-	const char *args[] = { "-q", "download", spec, NULL };
 	int ret = -1;
 	snprintf(tmp, sizeof(tmp), "%s/.tmp-%ld", dir, (long)getpid());
-	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755))
-		goto out;
 	snprintf(log, sizeof(log), "%s/unpack.log", tmp);
-	info("kbench: downloading %s (about 150 MB)...", spec);
-	if (apt_run("apt-get", opts, args, tmp, NULL, "apt-get download") ||
-	    unpack_source_deb(tmp, spec, log))
+	if (apt_download(opts, spec, tmp, "150 MB") || unpack_source_deb(tmp, spec, log))
 		goto out;
 	rm_rf(entry);
 	if (rename(tmp, entry)) {
