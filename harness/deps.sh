@@ -17,12 +17,11 @@ if [ "${1:-}" = test ]; then
 	# xmllint (JUnit), pgrep (no QEMU left), PIL (screenshot), chromium,
 	# yamllint/yaml/systemd-analyze (ci_files), sqlite3 (history), clang
 	# with libFuzzer (fuzz_regress), mmdebstrap and ssh (ssh_backend's lab
-	# machine, tests/tools/labvm.sh), LAVA with PostgreSQL and libcurl,
-	# libyaml (lava_lab, tests/tools/lavalab.sh), git (kbench bisect's and
-	# incremental_build's scratch histories)
+	# machine, tests/tools/labvm.sh), LAVA with PostgreSQL (tests/tools/lavalab.sh
+	# runs its own cluster), libcurl and libyaml (the lava backend)
 	pkgs="$pkgs libxml2-utils procps python3-pil chromium yamllint python3-yaml sqlite3 systemd
 clang-14 libclang-rt-14-dev mmdebstrap openssh-client
-postgresql lava-server lava-dispatcher lavacli libcurl4-openssl-dev libyaml-dev git"
+postgresql lava-server lava-dispatcher lavacli libcurl4-openssl-dev libyaml-dev"
 fi
 # `deps.sh fuzz`: Debian's clang with libFuzzer, for `make fuzz` only
 if [ "${1:-}" = fuzz ]; then

@@ -1,178 +1,299 @@
 #!/bin/sh
-# lavalab.sh - a real LAVA lab (Debian 12's lava-server 2023.01) on this
-# machine, for the lava backend's tests. Installs nothing: the packages are
-# in `harness/deps.sh test` (make test). Needs root (LAVA's daemons and
-# PostgreSQL run as their own users). No systemd is needed.
+# lavalab.sh - a real LAVA lab (Debian 12's lava-server and lava-dispatcher
+# 2023.01) on this machine, for kbench's lava backend and its tests; no
+# systemd needed (docs/lab.md, "A LAVA lab on one machine").
 #
-#   lavalab.sh start DIR PORT  start PostgreSQL (the system cluster, if it
-#                              is down), gunicorn on 127.0.0.1:PORT, the
-#                              scheduler and a worker; create the user
-#                              kbench with its token in DIR/token (0600),
-#                              the worker kbench-w and two qemu devices
-#                              kbench-qemu-01/02 (no_kvm, TCG). Logs, pids
-#                              and the worker's dir go in DIR.
-#   lavalab.sh wait DIR PORT S wait up to S seconds for the API to answer
-#                              and both devices to be Idle on a live worker
-#   lavalab.sh stop DIR        stop all it started; no process is left
+#   lavalab.sh start DIR PORT  a PostgreSQL cluster of its own in DIR (unix
+#                              socket only), LAVA's web API (gunicorn) on
+#                              127.0.0.1:PORT, its scheduler and a worker,
+#                              a user "kbench" whose token is DIR/token
+#                              (mode 0600), and two qemu devices (TCG:
+#                              no_kvm) named qemu-01 and qemu-02
+#   lavalab.sh wait DIR PORT S wait up to S seconds for the worker to be
+#                              online and both devices idle
+#   lavalab.sh stop DIR        stop everything start started (no process
+#                              is left); DIR stays for its logs (DIR/log)
 #
-# Only 127.0.0.1 is ever bound or connected to.
+# It installs nothing: `sh harness/deps.sh test` installs lava-server,
+# lava-dispatcher, lavacli and postgresql. Everything LAVA keeps is in DIR
+# (database, job logs, device dictionaries) but the worker's env.yaml
+# (/etc/lava-server/dispatcher.d/kbench-lab-PORT, removed by stop) and what
+# the dispatcher writes per job under /var/lib/lava/dispatcher/tmp/JOB. The
+# worker builds a job's overlay disk with libguestfs, which needs a host
+# kernel: the cached Debian kernel of kbench's mainline-stock variant
+# (`kbench fetch mainline-stock`), or KBENCH_LAB_KERNEL_DIR (a directory
+# with boot/vmlinuz-VER and lib/modules/VER). Only 127.0.0.1 is used.
 set -eu
-worker=kbench-w
-devices="kbench-qemu-01 kbench-qemu-02"
-cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}
-# Debian's python3 (a pyenv python3 earlier in PATH breaks LAVA)
-PATH=/usr/sbin:/usr/bin:/sbin:/bin
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# the worker's configuration directory: LAVA 2023.01 reads env.yaml only
+# from /etc/lava-server/dispatcher.d/WORKER (stop removes it)
+etc_dispatcher=/etc/lava-server/dispatcher.d
+devices="qemu-01 qemu-02"
+cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}/lavalab
+# Debian's python3 and LAVA's tools first: a pyenv python3 breaks LAVA
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 export PATH
 
 die() { echo "lavalab: $*" >&2; exit 2; }
+say() { echo "lavalab: $*" >&2; }
 
-manage() { lava-server manage "$@"; }
-
-# run "$@" in its own session, in the background; its pid goes in DIR/NAME.pid
-daemon() {
-	name=$1; shift
-	# the pid of the session leader itself (setsid forks when its caller
-	# leads a process group, so $! would not be it)
-	setsid sh -c 'echo $$ >"$0"; exec "$@"' "$dir/$name.pid" "$@" >"$dir/$name.log" 2>&1 </dev/null &
-	i=0
-	while [ ! -s "$dir/$name.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+# A command as the PostgreSQL owner: postgres when root (initdb refuses
+# root), else ourselves.
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# the newest cached Debian kernel, for libguestfs's appliance (supermin)
-supermin_env() {
-	k=$(ls -d "$cache"/kernels/linux-image-*-amd64_*/boot/vmlinuz-* 2>/dev/null | sort | tail -1)
-	[ -n "$k" ] || die "no cached Debian kernel under $cache/kernels (kbench fetches one with any run of mainline-stock)"
-	root=${k%/boot/*}
-	ver=${k##*/vmlinuz-}
-	[ -d "$root/lib/modules/$ver" ] || die "$root has no lib/modules/$ver"
-	# a private copy, depmod'ed (the cache stays as kbench wrote it)
-	mkdir -p "$dir/supermin"
-	if [ ! -e "$dir/supermin/lib/modules/$ver/modules.dep" ]; then
-		mkdir -p "$dir/supermin/lib/modules"
-		cp -a "$root/lib/modules/$ver" "$dir/supermin/lib/modules/"
-		depmod -b "$dir/supermin" "$ver"
+pg_bin() {
+	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+	[ -n "$d" ] && [ -x "$d/initdb" ] || die "no PostgreSQL server (sh harness/deps.sh test installs postgresql)"
+	echo "$d"
+}
+
+check_dir() {
+	case "$1" in
+	/*) ;;
+	*) die "DIR must be an absolute path, got '$1'" ;;
+	esac
+	case "$1" in
+	*[!A-Za-z0-9/._-]*) die "DIR '$1': only letters, digits, '/', '.', '_' and '-'" ;;
+	esac
+	# the socket path DIR/pg/.s.PGSQL.5432 must fit a sockaddr_un
+	[ ${#1} -le 80 ] || die "DIR '$1' is too long for PostgreSQL's socket (80 characters at most)"
+}
+
+# The environment every LAVA command of this lab runs with: its database,
+# and its paths in DIR instead of /etc/lava-server and /var/lib/lava-server.
+# LAVA_*SETTINGS_* come after /etc/lava-server/settings.d, where
+# lava-server's postinst names the system cluster's database.
+lab_env() {
+	dir=$1
+	export LAVA_YAML_SETTINGS_DATABASES="{default: {ENGINE: django.db.backends.postgresql, NAME: lavaserver, USER: lavaserver, HOST: '$dir/pg'}}"
+	export LAVA_SETTINGS_SECRET_KEY="$(cat "$dir/secret_key")"
+	export ALLOWED_HOSTS=127.0.0.1,localhost
+	export LAVA_SETTINGS_MEDIA_ROOT="$dir/media/"
+	export LAVA_SETTINGS_DEVICES_PATH="$dir/devices"
+	export LAVA_SETTINGS_HEALTH_CHECKS_PATH="$dir/health-checks"
+	export LAVA_SETTINGS_DJANGO_LOGFILE="$dir/log/django.log"
+	export INSTANCE_NAME=kbench-lab
+}
+
+# Start "$@" in a session of its own (stop kills that group), output to LOG,
+# its pid to PIDFILE.
+spawn() {
+	pidfile=$1 log=$2
+	shift 2
+	setsid "$@" </dev/null >>"$log" 2>&1 &
+	echo $! >"$pidfile"
+}
+
+# The host kernel libguestfs boots to build overlays: VMLINUZ MODDIR VER
+guestfs_kernel() {
+	kd=${KBENCH_LAB_KERNEL_DIR:-}
+	if [ -z "$kd" ]; then
+		[ -x "$top/kbench" ] || die "no $top/kbench (make) to fetch mainline-stock's kernel"
+		out=$("$top/kbench" fetch mainline-stock) || die "kbench fetch mainline-stock failed"
+		kd=${out##* in }
 	fi
-	mkdir -p "/etc/lava-server/dispatcher.d/$worker"
-	cat >"/etc/lava-server/dispatcher.d/$worker/env.yaml" <<EOF
+	vmlinuz=$(ls "$kd"/boot/vmlinuz-* 2>/dev/null | head -1)
+	[ -n "$vmlinuz" ] || die "no boot/vmlinuz-* in '$kd'"
+	ver=${vmlinuz##*/vmlinuz-}
+	[ -d "$kd/lib/modules/$ver" ] || die "no lib/modules/$ver in '$kd'"
+	echo "$vmlinuz $kd/lib/modules/$ver $ver"
+}
+
+write_config() {
+	dir=$1 port=$2
+	set -- $(guestfs_kernel)
+	mkdir -p "$dir/devices" "$dir/health-checks" "$dir/media" "$dir/log" "$dir/run" "$dir/worker"
+	[ ! -e "$etc_dispatcher/$worker" ] || die "$etc_dispatcher/$worker exists: another lab on port $port?"
+	mkdir -p "$etc_dispatcher/$worker"
+	echo "$worker" >"$dir/run/worker_name"
+	# libguestfs (overlay disks) on TCG with kbench's cached kernel
+	cat >"$etc_dispatcher/$worker/env.yaml" <<EOF
+purge: true
 overrides:
   LC_ALL: C.UTF-8
   LANG: C
   PATH: /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-  SUPERMIN_KERNEL: $k
-  SUPERMIN_MODULES: $dir/supermin/lib/modules/$ver
-  SUPERMIN_KERNEL_VERSION: $ver
+  SUPERMIN_KERNEL: $1
+  SUPERMIN_MODULES: $2
+  SUPERMIN_KERNEL_VERSION: $3
   LIBGUESTFS_BACKEND: direct
   LIBGUESTFS_BACKEND_SETTINGS: force_tcg
 EOF
+	for d in $devices; do
+		cat >"$dir/devices/$d.jinja2" <<EOF
+{% extends 'qemu.jinja2' %}
+{% set no_kvm = True %}
+{% set mac_addr = '52:54:00:12:34:$(echo "$d" | tr -dc 0-9 | tail -c 2)' %}
+{% set memory = 1024 %}
+EOF
+	done
+}
+
+db_init() {
+	dir=$1 bin=$2
+	mkdir -p "$dir/pg"
+	[ "$(id -u)" = 0 ] && chown postgres "$dir/pg"
+	as_pg "$bin/initdb" -D "$dir/pg/data" -U postgres -A trust --no-sync >"$dir/log/initdb.log" 2>&1 ||
+		{ tail -5 "$dir/log/initdb.log" >&2; die "initdb failed (log: $dir/log/initdb.log)"; }
+	as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/postgresql.log" -w -t 60 \
+		-o "-c listen_addresses= -k $dir/pg -c fsync=off -c synchronous_commit=off" start >/dev/null ||
+		{ tail -5 "$dir/pg/postgresql.log" >&2; die "PostgreSQL did not start (log: $dir/pg/postgresql.log)"; }
+	as_pg "$bin/psql" -q -h "$dir/pg" -U postgres -d postgres \
+		-c "CREATE ROLE lavaserver LOGIN" -c "CREATE DATABASE lavaserver OWNER lavaserver" >/dev/null ||
+		die "cannot create LAVA's database"
+}
+
+# users, token, worker, device type and devices
+lab_objects() {
+	dir=$1 port=$2
+	m="lava-server manage"
+	bin=$(cat "$dir/run/pg_bin")
+	# LAVA's empty database, migrated once per lava-server and PostgreSQL
+	# version (about 40 s) and then restored from kbench's cache (seconds)
+	key=$(dpkg-query -W -f '${Version}' lava-server)-$(basename "$(dirname "$bin")")
+	dump=$cache/db-$(echo "$key" | tr -c 'A-Za-z0-9.\n-' _).sql
+	if [ -s "$dump" ]; then
+		as_pg "$bin/psql" -q -v ON_ERROR_STOP=1 -h "$dir/pg" -U postgres -d lavaserver \
+			<"$dump" >"$dir/log/migrate.log" 2>&1 ||
+			{ tail -5 "$dir/log/migrate.log" >&2; die "cannot restore LAVA's database from $dump"; }
+	else
+		$m migrate --noinput >"$dir/log/migrate.log" 2>&1 ||
+			{ tail -20 "$dir/log/migrate.log" >&2; die "LAVA's database migration failed (log: $dir/log/migrate.log)"; }
+		mkdir -p "$cache"
+		as_pg "$bin/pg_dump" -h "$dir/pg" -U postgres lavaserver >"$dump.tmp" && mv "$dump.tmp" "$dump"
+	fi
+	# job ids of their own (PORT * 1000 on): the dispatcher's directories
+	# under /var/lib/lava/dispatcher/tmp are named by job id only
+	as_pg "$bin/psql" -q -h "$dir/pg" -U postgres -d lavaserver \
+		-c "ALTER SEQUENCE lava_scheduler_app_testjob_id_seq RESTART WITH $((port * 1000))" >/dev/null ||
+		die "cannot set the job id sequence"
+	# the user, its token, the worker, the device type and the devices in
+	# one Django start (each `lava-server manage` command costs seconds);
+	# the tokens go to files only (mode 0600), never to argv or output
+	(umask 077; LAB_DIR=$dir LAB_WORKER=$worker LAB_DEVICES=$devices $m shell -c '
+import os, secrets
+from django.contrib.auth.models import User
+from linaro_django_xmlrpc.models import AuthToken
+from lava_scheduler_app.models import Device, DeviceType, Worker
+d, wname = os.environ["LAB_DIR"], os.environ["LAB_WORKER"]
+devs = os.environ["LAB_DEVICES"].split()
+u = User.objects.create_superuser("kbench", "", secrets.token_urlsafe(18))
+t = AuthToken.objects.create(user=u, description="kbench lab")
+w = Worker.objects.create(hostname=wname, description="kbench lab worker",
+                          health=Worker.HEALTH_ACTIVE)
+dt = DeviceType.objects.create(name="qemu")
+for n in devs:
+    Device.objects.create(hostname=n, device_type=dt, state=Device.STATE_IDLE,
+                          health=Device.HEALTH_GOOD, worker_host=w)
+open(d + "/token.tmp", "w").write(t.secret)
+open(d + "/worker.token", "w").write(w.token)
+' >"$dir/log/objects.log" 2>&1) ||
+		{ tail -5 "$dir/log/objects.log" >&2; die "cannot make LAVA's user, worker and devices (log: $dir/log/objects.log)"; }
+	mv "$dir/token.tmp" "$dir/token"
 }
 
 start() {
-	[ "$(id -u)" = 0 ] || die "must run as root (LAVA's daemons and PostgreSQL)"
-	for t in lava-server lava-worker gunicorn3 pg_ctlcluster; do
-		command -v $t >/dev/null || die "no $t: install with sh harness/deps.sh test"
-	done
-	mkdir -p "$dir"
-	chmod 0755 "$dir"
-	if ! pg_ctlcluster 15 main status >/dev/null 2>&1; then
-		pg_ctlcluster 15 main start || die "PostgreSQL 15 main did not start"
-		touch "$dir/pg-started"
-	fi
-	if ! su postgres -c "psql -lqt" | cut -d'|' -f1 | grep -qw lavaserver; then
-		python3 /usr/share/lava-server/postinst.py --db >"$dir/postinst.log" 2>&1 ||
-			die "could not create LAVA's database (see $dir/postinst.log)"
-	fi
-	manage migrate --noinput >"$dir/migrate.log" 2>&1 || die "migrate failed (see $dir/migrate.log)"
-	daemon gunicorn gunicorn3 lava_server.wsgi -u lavaserver -g lavaserver \
-		--worker-class eventlet --workers 2 --bind "127.0.0.1:$port" --timeout 60
-	daemon scheduler lava-server manage lava-scheduler --level INFO
-	# user, token, worker, devices (idempotent: a second start reuses them)
-	manage users add --superuser --staff --passwd "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" kbench \
-		>/dev/null 2>&1 || true
-	umask 077
-	manage tokens add --user kbench --description kbench-tests >"$dir/token" ||
-		die "could not create a token"
-	chmod 0600 "$dir/token"
-	manage workers add "$worker" >/dev/null 2>&1 || true
-	manage shell -c "from lava_scheduler_app.models import Worker; print(Worker.objects.get(hostname='$worker').token)" \
-		>"$dir/worker-token" || die "no token for worker $worker"
-	chmod 0600 "$dir/worker-token"
-	umask 022
-	manage device-types add qemu >/dev/null 2>&1 || true
-	for d in $devices; do
-		manage devices add --device-type qemu --worker "$worker" "$d" >/dev/null 2>&1 || true
-		cat >"/etc/lava-server/dispatcher-config/devices/$d.jinja2" <<EOF
-{% extends 'qemu.jinja2' %}
-{% set no_kvm = True %}
-{% set mac_addr = '52:54:00:12:34:5${d##*0}' %}
-{% set memory = 1024 %}
-EOF
-		manage devices update --health UNKNOWN "$d" >/dev/null 2>&1 || true
-	done
-	supermin_env
-	mkdir -p "$dir/worker"
-	daemon worker lava-worker --name "$worker" --url "http://127.0.0.1:$port/" \
-		--token-file "$dir/worker-token" --worker-dir "$dir/worker" --level INFO
-	echo "lavalab: started on http://127.0.0.1:$port/ (token in $dir/token)"
+	dir=$1 port=$2
+	check_dir "$dir"
+	case "$port" in *[!0-9]* | '') die "PORT must be a number, got '$port'" ;; esac
+	worker=kbench-lab-$port
+	command -v lava-server >/dev/null && command -v lava-worker >/dev/null ||
+		die "no lava-server or lava-worker (sh harness/deps.sh test installs them)"
+	[ ! -e "$dir/run/started" ] || die "a lab already runs in '$dir' (lavalab.sh stop $dir)"
+	bin=$(pg_bin)
+	t0=$(date +%s)
+	mkdir -p "$dir" && chmod 755 "$dir"
+	write_config "$dir" "$port"
+	: >"$dir/run/started"
+	(umask 077; head -c 48 /dev/urandom | base64 | tr -d '\n' >"$dir/secret_key")
+	lab_env "$dir"
+	echo "$bin" >"$dir/run/pg_bin"
+	db_init "$dir" "$bin"
+	lab_objects "$dir" "$port"
+	t1=$(date +%s)
+	cd /
+	spawn "$dir/run/gunicorn.pid" "$dir/log/gunicorn.out" gunicorn3 lava_server.wsgi \
+		--bind "127.0.0.1:$port" --workers 2 --worker-class eventlet --timeout 60 \
+		--log-level INFO --log-file "$dir/log/gunicorn.log"
+	spawn "$dir/run/scheduler.pid" "$dir/log/scheduler.out" lava-server manage lava-scheduler \
+		--level INFO --log-file "$dir/log/scheduler.log"
+	spawn "$dir/run/worker.pid" "$dir/log/worker.out" lava-worker --name "$worker" \
+		--url "http://127.0.0.1:$port/" --token-file "$dir/worker.token" \
+		--worker-dir "$dir/worker" --level INFO --log-file "$dir/log/worker.log"
+	say "started in $(($(date +%s) - t0)) s (database and objects $((t1 - t0)) s): http://127.0.0.1:$port/, token in $dir/token"
 }
 
-# GET an API path with the token (from a file: never in argv)
-api() {
-	python3 - "$dir/token" "http://127.0.0.1:$port/api/v0.2/$1" <<'EOF'
-import sys, urllib.request
-tok = open(sys.argv[1]).read().strip()
-req = urllib.request.Request(sys.argv[2], headers={"Authorization": "Token " + tok})
+# GET PATH from the lab's API with the token; prints the body
+api_get() {
+	python3 - "$@" <<'EOF'
+import json, sys, urllib.request
+port, path, tokfile = sys.argv[1:4]
+req = urllib.request.Request("http://127.0.0.1:%s%s" % (port, path))
+req.add_header("Authorization", "Token " + open(tokfile).read().strip())
 print(urllib.request.urlopen(req, timeout=10).read().decode())
 EOF
 }
 
 wait_ready() {
-	s=$1
-	end=$(( $(date +%s) + s ))
+	dir=$1 port=$2 secs=$3
+	worker=$(cat "$dir/run/worker_name") || die "no lab started in '$dir'"
+	t0=$(date +%s)
+	end=$((t0 + secs))
 	while [ "$(date +%s)" -lt "$end" ]; do
-		out=$(api "devices/?hostname__startswith=kbench-qemu" 2>/dev/null) || out=
-		n=$(printf '%s' "$out" | python3 -c '
-import sys, json
-try: r = json.load(sys.stdin)["results"]
-except Exception: r = []
-print(sum(1 for d in r if d.get("state") == "Idle" and d.get("health") in ("Good", "Unknown")))' 2>/dev/null || echo 0)
-		w=$(api "workers/$worker/" 2>/dev/null | python3 -c '
-import sys, json
-try: print(json.load(sys.stdin).get("state"))
-except Exception: print("?")' 2>/dev/null || echo '?')
-		[ "$n" = 2 ] && [ "$w" = Online ] && { echo "lavalab: ready"; return 0; }
-		sleep 2
+		for f in gunicorn scheduler worker; do
+			kill -0 "$(cat "$dir/run/$f.pid")" 2>/dev/null ||
+				die "LAVA's $f ended (log: $dir/log/$f.out, $dir/log/$f.log)"
+		done
+		if api_get "$port" "/api/v0.2/devices/?worker=$worker" "$dir/token" 2>/dev/null |
+			python3 -c 'import json, sys
+d = json.load(sys.stdin)["results"]
+ok = [x for x in d if x["state"] == "Idle" and x["health"] in ("Good", "Unknown")]
+sys.exit(0 if len(d) == 2 and len(ok) == 2 else 1)' 2>/dev/null &&
+			api_get "$port" "/api/v0.2/workers/$worker/" "$dir/token" 2>/dev/null |
+			python3 -c 'import json, sys
+sys.exit(0 if json.load(sys.stdin)["state"] == "Online" else 1)' 2>/dev/null; then
+			say "ready in $(($(date +%s) - t0)) s"
+			return 0
+		fi
+		sleep 1
 	done
-	die "not ready after ${s}s (see $dir/*.log)"
+	die "not ready within $secs s (logs: $dir/log)"
+}
+
+# TERM the group of PIDFILE's process, KILL after 10 s
+stop_one() {
+	f=$1
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+	i=0
+	while kill -0 -- "-$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	rm -f "$f"
 }
 
 stop() {
-	for n in worker scheduler gunicorn; do
-		[ -f "$dir/$n.pid" ] || continue
-		p=$(cat "$dir/$n.pid")
-		# the whole session: gunicorn's workers, lava-run, QEMU (procps's
-		# kill: dash's builtin takes no process group)
-		/bin/kill -s TERM -- "-$p" 2>/dev/null || true
-	done
-	i=0
-	for n in worker scheduler gunicorn; do
-		[ -f "$dir/$n.pid" ] || continue
-		p=$(cat "$dir/$n.pid")
-		while /bin/kill -s 0 -- "-$p" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
-		/bin/kill -s KILL -- "-$p" 2>/dev/null || true
-		rm -f "$dir/$n.pid"
-	done
-	if [ -f "$dir/pg-started" ]; then
-		pg_ctlcluster 15 main stop || true
-		rm -f "$dir/pg-started"
+	dir=$1
+	check_dir "$dir"
+	for f in worker scheduler gunicorn; do stop_one "$dir/run/$f.pid"; done
+	if [ -f "$dir/run/pg_bin" ] && [ -f "$dir/pg/data/postmaster.pid" ]; then
+		as_pg "$(cat "$dir/run/pg_bin")/pg_ctl" -D "$dir/pg/data" -m fast -w -t 30 stop >/dev/null ||
+			say "PostgreSQL in $dir/pg did not stop"
 	fi
-	echo "lavalab: stopped"
+	if [ -f "$dir/run/worker_name" ]; then
+		rm -rf "${etc_dispatcher:?}/$(cat "$dir/run/worker_name")"
+		rm -f "$dir/run/worker_name"
+	fi
+	rm -f "$dir/run/started"
 }
 
-cmd=${1:-}; dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: lavalab.sh start|wait|stop DIR [PORT [SECONDS]]"
-case $cmd in
-start) port=${3:?PORT}; start ;;
-wait) port=${3:?PORT}; wait_ready "${4:-120}" ;;
-stop) stop ;;
-*) die "unknown command $cmd" ;;
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+start) [ $# = 2 ] || die "usage: lavalab.sh start DIR PORT"; start "$1" "$2" ;;
+wait) [ $# = 3 ] || die "usage: lavalab.sh wait DIR PORT SECS"; wait_ready "$1" "$2" "$3" ;;
+stop) [ $# = 1 ] || die "usage: lavalab.sh stop DIR"; stop "$1" ;;
+*) die "usage: lavalab.sh start DIR PORT | wait DIR PORT SECS | stop DIR" ;;
 esac
