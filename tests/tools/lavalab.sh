@@ -262,15 +262,23 @@ sys.exit(0 if json.load(sys.stdin)["state"] == "Online" else 1)' 2>/dev/null; th
 	die "not ready within $secs s (logs: $dir/log)"
 }
 
-# TERM the group of PIDFILE's process, KILL after 10 s
+# TERM the process group of PIDFILE's process (its children: gunicorn's
+# workers, a job's lava-run and QEMU), KILL after 20 s. (dash's kill takes
+# a group as "-s SIG -- -PGID", not as "-SIG -- -PGID".)
 stop_one() {
 	f=$1
 	[ -f "$f" ] || return 0
 	pid=$(cat "$f")
-	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+	kill -s TERM -- "-$pid" 2>/dev/null || true
 	i=0
-	while kill -0 -- "-$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -KILL -- "-$pid" 2>/dev/null || true
+	while { kill -s 0 -- "-$pid" || kill -s 0 "$pid"; } 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if { kill -s 0 -- "-$pid" || kill -s 0 "$pid"; } 2>/dev/null; then
+		say "$(basename "$f" .pid) did not end on SIGTERM in 20 s: SIGKILL"
+		kill -s KILL -- "-$pid" 2>/dev/null || kill -s KILL "$pid" 2>/dev/null || true
+	fi
 	rm -f "$f"
 }
 
