@@ -1,0 +1,406 @@
+/* lava_log.c - LAVA job logs, results blocks and API answers (lava_log.h).
+ * Everything here is untrusted input. */
+#include "backend/lava_log.h"
+#include "core/jsonutil.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+/* ---- the job log ---- */
+
+/* Where the parser is in one log entry {dt, lvl, msg}. */
+struct entry {
+	int depth;        /* mapping/sequence nesting inside the entry */
+	int want;         /* 1: the next scalar is a value of the entry */
+	char key[8];      /* the entry's key being read ("lvl", "msg") */
+	int is_target;    /* lvl: target */
+	struct strbuf msg;/* msg, when a scalar */
+};
+
+/* MSG's printable bytes and tabs, then '\n', onto CONSOLE. */
+static void console_add(struct strbuf *console, const char *msg, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)msg[i];
+		if (ch >= 0x20 || ch == '\t')
+			sb_add(console, &msg[i], 1);
+	}
+	sb_add(console, "\n", 1);
+}
+
+/* One scalar of an entry: a top-level key, or its value. */
+static void entry_scalar(struct entry *e, const yaml_event_t *ev)
+{
+	const char *v = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+	if (e->depth != 1)
+		return; /* inside msg's mapping (results): not console */
+	if (!e->want) {
+		snprintf(e->key, sizeof(e->key), "%.*s", (int)(n < 7 ? n : 7), v);
+		e->want = 1;
+		return;
+	}
+	e->want = 0;
+	if (!strcmp(e->key, "lvl"))
+		e->is_target = n == 6 && !memcmp(v, "target", 6);
+	else if (!strcmp(e->key, "msg"))
+		sb_add(&e->msg, v, n);
+}
+
+/* The events of the document: a sequence of entries (mappings). */
+static int log_events(yaml_parser_t *p, struct strbuf *console, char *err, size_t errlen)
+{
+	struct entry e;
+	yaml_event_t ev;
+	int level = 0, done = 0, ret = -1; /* level: 0 stream, 1 in the sequence */
+	memset(&e, 0, sizeof(e));
+	while (!done) {
+		if (!yaml_parser_parse(p, &ev)) {
+			snprintf(err, errlen, "job log: not YAML (line %zu: %s)",
+				 p->problem_mark.line + 1, p->problem ? p->problem : "parse error");
+			goto out;
+		}
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (level == 0 && ev.type == YAML_SEQUENCE_START_EVENT)
+				level = 1;
+			else if (level == 0) {
+				snprintf(err, errlen, "job log: expected a list of entries");
+				yaml_event_delete(&ev);
+				goto out;
+			} else if (e.depth++ == 0) {
+				if (ev.type != YAML_MAPPING_START_EVENT) {
+					snprintf(err, errlen, "job log: an entry is not a mapping");
+					yaml_event_delete(&ev);
+					goto out;
+				}
+				e.want = 0, e.is_target = 0, sb_reset(&e.msg);
+			} else if (e.depth == 2 && e.want)
+				e.want = 0; /* a value that is a collection */
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (level == 1 && e.depth == 0)
+				level = 0;
+			else if (--e.depth == 0 && e.is_target)
+				console_add(console, e.msg.buf ? e.msg.buf : "", e.msg.len);
+			break;
+		case YAML_SCALAR_EVENT:
+			if (level == 0) {
+				snprintf(err, errlen, "job log: expected a list of entries");
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			entry_scalar(&e, &ev);
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	ret = 0;
+out:
+	sb_release(&e.msg);
+	return ret;
+}
+
+int lava_log_console(const char *log, size_t len, struct strbuf *console, char *err,
+		     size_t errlen)
+{
+	yaml_parser_t p;
+	int ret;
+	if (!yaml_parser_initialize(&p)) {
+		snprintf(err, errlen, "job log: out of memory");
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)log, len);
+	ret = log_events(&p, console, err, errlen);
+	yaml_parser_delete(&p);
+	return ret;
+}
+
+/* ---- the results block ---- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int b64_val(char c)
+{
+	const char *p = c ? strchr(b64, c) : NULL;
+	return p ? (int)(p - b64) : -1;
+}
+
+/* Decode S (N characters, a multiple of 4, '=' padding only at the end)
+ * onto OUT; -1 if it is not base64. */
+static int b64_decode(const char *s, size_t n, struct strbuf *out)
+{
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4], pad = 0;
+		unsigned char o[3];
+		for (int k = 0; k < 4; k++) {
+			if (s[i + k] == '=' && i + 4 == n && k >= 2) {
+				v[k] = 0, pad++;
+				continue;
+			}
+			if (pad || (v[k] = b64_val(s[i + k])) < 0)
+				return -1;
+		}
+		o[0] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+		o[1] = (unsigned char)((v[1] & 15) << 4 | v[2] >> 2);
+		o[2] = (unsigned char)((v[2] & 3) << 6 | v[3]);
+		sb_add(out, o, (size_t)(3 - pad));
+	}
+	return 0;
+}
+
+void lava_block_write(const void *payload, size_t len, struct strbuf *out)
+{
+	const unsigned char *p = payload;
+	char hex[65], line[LAVA_DATA_CHARS + 1];
+	size_t li = 0;
+	long seq = 0;
+	sha256_hex(payload, len, hex);
+	sb_addf(out, "KBENCH-BEGIN v1 %zu %s\n", len, hex);
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < len ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < len ? p[i + 2] : 0);
+		line[li++] = b64[v >> 18 & 63];
+		line[li++] = b64[v >> 12 & 63];
+		line[li++] = i + 1 < len ? b64[v >> 6 & 63] : '=';
+		line[li++] = i + 2 < len ? b64[v & 63] : '=';
+		if (li == LAVA_DATA_CHARS || i + 3 >= len) {
+			sb_addf(out, "KBENCH-DATA %ld %.*s\n", seq++, (int)li, line);
+			li = 0;
+		}
+	}
+	sb_addf(out, "KBENCH-END v1\n");
+}
+
+/* The block being read. */
+struct block {
+	int open;
+	size_t bytes;
+	char sha[65];
+	long next;
+	struct strbuf data;
+};
+
+/* One console line L (N bytes) in a block: 1 the block ended, 0 go on,
+ * -1 broken (ERR). */
+static int block_line(struct block *b, const char *l, size_t n, char *err, size_t errlen)
+{
+	long seq;
+	int off = 0;
+	if (n == 13 && !memcmp(l, "KBENCH-END v1", 13))
+		return 1;
+	if (n < 12 || memcmp(l, "KBENCH-DATA ", 12))
+		return 0; /* a kernel message in between */
+	if (sscanf(l + 12, "%ld %n", &seq, &off) != 1 || !off || seq != b->next) {
+		snprintf(err, errlen, "results block: data line %ld missing or out of order",
+			 b->next);
+		return -1;
+	}
+	b->next++;
+	if (n - 12 - (size_t)off > LAVA_DATA_CHARS ||
+	    b64_decode(l + 12 + off, n - 12 - (size_t)off, &b->data) || b->data.len > b->bytes) {
+		snprintf(err, errlen, "results block: data line %ld is not %s", seq,
+			 b->data.len > b->bytes ? "within the announced size" : "base64");
+		return -1;
+	}
+	return 0;
+}
+
+/* A KBENCH-BEGIN line: the block's size and digest. */
+static int block_begin(struct block *b, const char *l, size_t n, char *err, size_t errlen)
+{
+	char line[128];
+	unsigned long long bytes;
+	int off = 0;
+	snprintf(line, sizeof(line), "%.*s", (int)(n < 127 ? n : 127), l);
+	if (sscanf(line, "KBENCH-BEGIN v1 %llu %64[0-9a-f]%n", &bytes, b->sha, &off) != 2 ||
+	    (size_t)off != n || strlen(b->sha) != 64 || bytes > LAVA_BLOCK_MAX) {
+		snprintf(err, errlen, "results block: bad first line (expected 'KBENCH-BEGIN v1 "
+			 "BYTES SHA256', at most %u bytes)", LAVA_BLOCK_MAX);
+		return -1;
+	}
+	b->open = 1, b->bytes = (size_t)bytes, b->next = 0;
+	sb_reset(&b->data);
+	return 0;
+}
+
+/* The block just ended: verified into OUT, or -1. */
+static int block_close(struct block *b, struct strbuf *out, char *err, size_t errlen)
+{
+	char hex[65];
+	b->open = 0;
+	sha256_hex(b->data.buf ? b->data.buf : "", b->data.len, hex);
+	if (b->data.len != b->bytes || strcmp(hex, b->sha)) {
+		snprintf(err, errlen, "results block: %zu bytes with SHA-256 %.12s..., announced "
+			 "%zu bytes with %.12s...", b->data.len, hex, b->bytes, b->sha);
+		return -1;
+	}
+	sb_reset(out);
+	sb_add(out, b->data.buf ? b->data.buf : "", b->data.len);
+	return 1;
+}
+
+int lava_block_extract(const char *console, size_t len, struct strbuf *out, char *err,
+		       size_t errlen)
+{
+	struct block b;
+	const char *p = console, *end = console + len;
+	int found = 0, bad = 0, r;
+	memset(&b, 0, sizeof(b));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n >= 13 && !memcmp(p, "KBENCH-BEGIN ", 13)) {
+			bad = block_begin(&b, p, n, err, errlen) ? 1 : 0;
+		} else if (b.open) {
+			r = block_line(&b, p, n, err, errlen);
+			if (r < 0)
+				b.open = 0, bad = 1;
+			else if (r > 0) {
+				r = block_close(&b, out, err, errlen);
+				found = r > 0 ? 1 : found;
+				bad = r < 0;
+			}
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	if (b.open && !bad)
+		snprintf(err, errlen, "results block: cut short (no KBENCH-END line: %zu of %zu bytes)",
+			 b.data.len, b.bytes), bad = 1;
+	sb_release(&b.data);
+	return bad ? -1 : found;
+}
+
+void lava_console_tail(const char *console, size_t len, int n, struct strbuf *out)
+{
+	size_t i = len;
+	if (i && console[i - 1] == '\n')
+		i--;
+	while (i > 0 && n > 0)
+		if (console[--i] == '\n' && --n == 0)
+			i++;
+	sb_add(out, console + i, len - i);
+}
+
+/* ---- API answers ---- */
+
+static json_object *parse_obj(const char *buf, size_t len, char *err, size_t errlen)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)(len < 1u << 30 ? len : 1u << 30)) :
+			       NULL;
+	if (tok && (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		    json_tokener_get_parse_end(tok) < len)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	if (o && !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	if (!o)
+		snprintf(err, errlen, "LAVA's answer is not a JSON object");
+	return o;
+}
+
+/* S's printable bytes, cut to LEN. */
+static void printable(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+	for (; s && *s && o + 1 < len; s++)
+		if ((unsigned char)*s >= 0x20 && (unsigned char)*s != 0x7f)
+			out[o++] = *s;
+	out[o] = '\0';
+}
+
+static const char *const state_names[] = { "Submitted", "Scheduling", "Scheduled", "Running",
+					   "Canceling", "Finished", NULL };
+static const char *const health_names[] = { "Unknown", "Complete", "Incomplete", "Canceled",
+					    NULL };
+
+const char *lava_state_name(enum lava_state s)
+{
+	return (unsigned)s < 6 ? state_names[s] : "?";
+}
+
+const char *lava_health_name(enum lava_health h)
+{
+	return (unsigned)h < 4 ? health_names[h] : "?";
+}
+
+static int name_index(const char *const *names, const char *s)
+{
+	for (int i = 0; s && names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+int lava_job_parse(const char *buf, size_t len, struct lava_job *j, char *err, size_t errlen)
+{
+	json_object *o = parse_obj(buf, len, err, errlen), *id;
+	int st, he, ret = -1;
+	memset(j, 0, sizeof(*j));
+	if (!o)
+		return -1;
+	id = jget(o, "id");
+	st = name_index(state_names, jstr(o, "state"));
+	he = name_index(health_names, jstr(o, "health"));
+	if (!id || !json_object_is_type(id, json_type_int) || json_object_get_int64(id) <= 0 ||
+	    st < 0 || he < 0) {
+		snprintf(err, errlen, "LAVA's job answer lacks %s", !id ? "its id" : st < 0 ?
+			 "a known state" : he < 0 ? "a known health" : "a positive integer id");
+		goto out;
+	}
+	j->id = json_object_get_int64(id);
+	j->state = (enum lava_state)st;
+	j->health = (enum lava_health)he;
+	printable(j->device, sizeof(j->device), jstr(o, "actual_device"));
+	printable(j->device_type, sizeof(j->device_type), jstr(o, "requested_device_type"));
+	printable(j->failure, sizeof(j->failure), jstr(o, "failure_comment"));
+	ret = 0;
+out:
+	json_object_put(o);
+	return ret;
+}
+
+int lava_submit_parse(const char *buf, size_t len, long long *id, char *err, size_t errlen)
+{
+	json_object *o = parse_obj(buf, len, err, errlen), *ids, *v;
+	int ret = -1;
+	if (!o)
+		return -1;
+	ids = jget(o, "job_ids");
+	if (!ids || !json_object_is_type(ids, json_type_array) ||
+	    json_object_array_length(ids) != 1 || !(v = json_object_array_get_idx(ids, 0)) ||
+	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= 0)
+		snprintf(err, errlen, "LAVA's submit answer lacks one job id (job_ids)");
+	else
+		*id = json_object_get_int64(v), ret = 0;
+	json_object_put(o);
+	return ret;
+}
+
+void lava_error_message(const char *buf, size_t len, char *out, size_t outlen)
+{
+	char err[64];
+	json_object *o = parse_obj(buf, len, err, sizeof(err));
+	const char *m = o ? jstr(o, "detail") : NULL;
+	if (o && !m)
+		m = jstr(o, "message");
+	printable(out, outlen, m);
+	json_object_put(o);
+}

@@ -1,0 +1,79 @@
+/* lava_log.h - what kbench reads from a LAVA job (untrusted input, like
+ * guest output): the job log (GET /api/v0.2/jobs/N/logs/: YAML, one flow
+ * mapping {dt, lvl, msg} per line, with tags such as `! "613"`: parsed
+ * with libyaml, never by hand), the REST API's JSON answers (json-c), and
+ * the results block the test in the device prints on its console:
+ *
+ *   KBENCH-BEGIN v1 BYTES SHA256
+ *   KBENCH-DATA 0 BASE64...          (at most LAVA_DATA_CHARS per line)
+ *   KBENCH-DATA 1 BASE64...
+ *   KBENCH-END v1
+ *
+ * Kernel messages may come between those lines (the serial console is
+ * shared) and are skipped; a line they cut in two fails the check of
+ * BYTES and SHA256, so a block is whole and verified or it is refused.
+ */
+#ifndef KBENCH_LAVA_LOG_H
+#define KBENCH_LAVA_LOG_H
+
+#include <stddef.h>
+#include "core/util.h"
+
+#define LAVA_DATA_CHARS 76
+#define LAVA_BLOCK_MAX (64u << 20) /* a results block's bytes at most */
+
+/* The device's console: every "target" line of the log LOG (LEN bytes),
+ * control bytes but tabs dropped, each ended by '\n', into CONSOLE. 0, or
+ * -1 with the reason in ERR (not YAML, not a LAVA log). */
+int lava_log_console(const char *log, size_t len, struct strbuf *console, char *err,
+		     size_t errlen);
+
+/* The results block in CONSOLE (lava_log_console's output): its payload
+ * into OUT. 1 found and verified; 0 no block (no KBENCH-BEGIN line); -1 a
+ * block that is cut, out of order, or whose size or SHA-256 differ, with
+ * the reason in ERR. The last complete block wins. */
+int lava_block_extract(const char *console, size_t len, struct strbuf *out, char *err,
+		       size_t errlen);
+
+/* The block for PAYLOAD (LEN bytes) as the device prints it (the agent's
+ * side; tests). */
+void lava_block_write(const void *payload, size_t len, struct strbuf *out);
+
+/* The last N lines of CONSOLE (a failure's tail) into OUT. */
+void lava_console_tail(const char *console, size_t len, int n, struct strbuf *out);
+
+/* A job's state, from GET /api/v0.2/jobs/N/. */
+enum lava_state {
+	LAVA_SUBMITTED,
+	LAVA_SCHEDULING,
+	LAVA_SCHEDULED,
+	LAVA_RUNNING,
+	LAVA_CANCELING,
+	LAVA_FINISHED,
+};
+enum lava_health {
+	LAVA_HEALTH_UNKNOWN,
+	LAVA_HEALTH_COMPLETE,
+	LAVA_HEALTH_INCOMPLETE,
+	LAVA_HEALTH_CANCELED,
+};
+struct lava_job {
+	long long id;
+	enum lava_state state;
+	enum lava_health health;
+	char device[64];      /* actual_device, "" before it is scheduled */
+	char device_type[64]; /* requested_device_type */
+	char failure[256];    /* failure_comment (printable bytes only) or "" */
+};
+const char *lava_state_name(enum lava_state s);
+const char *lava_health_name(enum lava_health h);
+
+/* BUF (LEN bytes) as a job; 0, or -1 with the reason in ERR. */
+int lava_job_parse(const char *buf, size_t len, struct lava_job *j, char *err, size_t errlen);
+/* The one job id of a submit answer ({"job_ids": [N], ...}); 0, or -1. */
+int lava_submit_parse(const char *buf, size_t len, long long *id, char *err, size_t errlen);
+/* An error answer's "detail" or "message" (printable bytes only, cut to
+ * OUTLEN) into OUT, or "" when it has neither. */
+void lava_error_message(const char *buf, size_t len, char *out, size_t outlen);
+
+#endif

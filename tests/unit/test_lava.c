@@ -1,0 +1,278 @@
+/* test_lava.c - the lava backend's parsers on what a real LAVA 2023.01 lab
+ * answered (tests/fixtures/lava, captured from tests/tools/lavalab.sh):
+ * lab files (core/lab.c) and their token file; job logs, the verified
+ * results block and the REST API's answers (backend/lava_log.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/lava_log.h"
+#include "core/lab.h"
+
+#define FIX KB_SRCDIR "/tests/fixtures/lava/"
+
+/* A fixture's bytes; curl -w's "\nHTTP NNN" line, if any, cut off into
+ * *STATUS. */
+static char *fixture(const char *name, size_t *len, int *status)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[4096], *http;
+	snprintf(path, sizeof(path), FIX "%s", name);
+	assert_true(read_file(path, &sb, 1 << 26) >= 0);
+	if (status)
+		*status = 200;
+	if ((http = strstr(sb.buf, "\nHTTP ")) != NULL) {
+		if (status)
+			*status = atoi(http + 6);
+		*http = '\0';
+		sb.len = (size_t)(http - sb.buf);
+	}
+	*len = sb.len;
+	return sb.buf;
+}
+
+static void test_lab_file(void **state)
+{
+	struct lab l;
+	(void)state;
+	assert_int_equal(lab_load(FIX "labs/lab.ini", &l), 0);
+	assert_string_equal(l.name, "lab");
+	assert_string_equal(l.url, "http://127.0.0.1:18791/"); /* a '/' added */
+	assert_string_equal(l.token_file, FIX "labs/lab.token");
+	assert_string_equal(l.device_type, "qemu");
+	assert_int_equal(l.tags.n, 2);
+	assert_string_equal(l.tags.v[1], "x86");
+	assert_string_equal(l.artifacts, "/srv/kbench-artifacts");
+	assert_string_equal(l.artifacts_url, "file:///srv/kbench-artifacts/");
+	assert_int_equal(l.queue_timeout_s, 600);
+	assert_int_equal(l.job_timeout_s, 900);
+	assert_int_equal(l.poll_interval_s, 2);
+	assert_string_equal(lab_template_for(&l, "qemu"),
+			    FIX "labs/../../../tools/lava/probe-job.yaml");
+	assert_null(lab_template_for(&l, "x86-server"));
+	lab_release(&l);
+}
+
+/* Each bad lab file: refused, stderr naming the file and what was wrong. */
+static void test_bad_lab_files(void **state)
+{
+	static const struct {
+		const char *file, *says;
+	} bad[] = {
+		{ "bad-token-inline.ini", "never written in the lab file" },
+		{ "bad-url-userinfo.ini", "without user or password" },
+		{ "bad-no-template.ini", "no template for device_type qemu" },
+		{ "bad-tag.ini", "bad tag 'b@d'" },
+		{ "bad-artifacts-relative.ini", "absolute directory" },
+		{ "bad-missing-token-file.ini", "missing: token_file" },
+		{ "bad-artifacts-url.ini", "file:///PATH" },
+		{ "bad-section.ini", "unknown section [device]" },
+		{ "bad-job-timeout.ini", "job_timeout" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char path[4096], log[] = "/tmp/kbench-test-lava.XXXXXX";
+		struct strbuf err = STRBUF_INIT;
+		struct lab l;
+		int fd = mkstemp(log), saved = dup(2);
+		assert_true(fd >= 0);
+		snprintf(path, sizeof(path), FIX "labs/%s", bad[i].file);
+		dup2(fd, 2);
+		assert_int_equal(lab_load(path, &l), -1);
+		dup2(saved, 2);
+		close(saved);
+		close(fd);
+		assert_true(read_file(log, &err, 1 << 16) >= 0);
+		unlink(log);
+		if (!strstr(err.buf ? err.buf : "", bad[i].says) ||
+		    !strstr(err.buf ? err.buf : "", bad[i].file))
+			fail_msg("%s: expected '%s' in: %s", bad[i].file, bad[i].says, err.buf);
+		lab_release(&l);
+		sb_release(&err);
+	}
+}
+
+static void test_token_file(void **state)
+{
+	struct lab l;
+	char dir[] = "/tmp/kbench-test-lava.XXXXXX", tok[LAB_TOKEN_MAX];
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	memset(&l, 0, sizeof(l));
+	snprintf(l.path, sizeof(l.path), "lab.ini");
+	snprintf(l.token_file, sizeof(l.token_file), "%s/token", dir);
+	/* missing */
+	assert_int_equal(lab_token_read(&l, tok, sizeof(tok)), -1);
+	/* readable by others: refused */
+	assert_int_equal(write_file_atomic(l.token_file, "abcDEF123_-\n", 12), 0);
+	chmod(l.token_file, 0644);
+	assert_int_equal(lab_token_read(&l, tok, sizeof(tok)), -1);
+	chmod(l.token_file, 0600);
+	assert_int_equal(lab_token_read(&l, tok, sizeof(tok)), 0);
+	assert_string_equal(tok, "abcDEF123_-");
+	/* a header's worth of anything else: refused */
+	assert_int_equal(write_file_atomic(l.token_file, "abc\r\nX-Evil: 1\n", 16), 0);
+	chmod(l.token_file, 0600);
+	assert_int_equal(lab_token_read(&l, tok, sizeof(tok)), -1);
+	assert_false(lab_token_valid("", 0));
+	assert_false(lab_token_valid("a b", 3));
+	assert_true(lab_token_valid("lGU8R4ilFhlmZqbddL30UAOmqpq47ftP", 32));
+	unlink(l.token_file);
+	rmdir(dir);
+}
+
+static void test_log_complete(void **state)
+{
+	struct strbuf con = STRBUF_INIT, out = STRBUF_INIT;
+	char err[256];
+	size_t len;
+	char *log = fixture("log-complete.yaml", &len, NULL);
+	(void)state;
+	assert_int_equal(lava_log_console(log, len, &con, err, sizeof(err)), 0);
+	assert_non_null(strstr(con.buf, "\nLinux (none) 6.12.117+deb13-amd64 #1 SMP"));
+	assert_non_null(strstr(con.buf, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=hackbench.time "
+					"RESULT=pass UNITS=s MEASUREMENT=2.25>"));
+	/* the first line's terminal escapes are gone */
+	assert_null(strchr(con.buf, 0x1b));
+	/* the probe's bare "KBENCH-BEGIN" is no block */
+	assert_int_equal(lava_block_extract(con.buf, con.len, &out, err, sizeof(err)), 0);
+	free(log);
+	sb_release(&con);
+	sb_release(&out);
+}
+
+static void test_log_panic(void **state)
+{
+	struct strbuf con = STRBUF_INIT, tail = STRBUF_INIT;
+	char err[256];
+	size_t len;
+	char *log = fixture("log-oops-int3.yaml", &len, NULL);
+	(void)state;
+	assert_int_equal(lava_log_console(log, len, &con, err, sizeof(err)), 0);
+	lava_console_tail(con.buf, con.len, 3, &tail);
+	assert_non_null(strstr(tail.buf, "end Kernel panic - not syncing: Fatal exception"));
+	assert_int_equal(strchr(tail.buf, '\n') - tail.buf > 0, 1);
+	free(log);
+	sb_release(&con);
+	sb_release(&tail);
+	/* not YAML, or not a list: a reason */
+	assert_int_equal(lava_log_console("- {a: [", 7, &con, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not YAML"));
+	assert_int_equal(lava_log_console("a: b\n", 5, &con, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "list of entries"));
+	sb_release(&con);
+}
+
+/* The block survives kernel lines in between; any damage is refused. */
+static void test_block(void **state)
+{
+	struct strbuf blk = STRBUF_INIT, con = STRBUF_INIT, out = STRBUF_INIT;
+	char payload[1000], err[256];
+	const char *p, *q;
+	(void)state;
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (char)(i * 7 + 3);
+	lava_block_write(payload, sizeof(payload), &blk);
+	/* a kernel message after the second line */
+	p = strchr(strchr(blk.buf, '\n') + 1, '\n') + 1;
+	sb_addf(&con, "noise\n%.*s[   12.5] rcu: INFO: stall\n%s", (int)(p - blk.buf), blk.buf, p);
+	assert_int_equal(lava_block_extract(con.buf, con.len, &out, err, sizeof(err)), 1);
+	assert_int_equal(out.len, sizeof(payload));
+	assert_memory_equal(out.buf, payload, sizeof(payload));
+	/* one character changed */
+	q = strstr(con.buf, "KBENCH-DATA 3 ");
+	assert_non_null(q);
+	con.buf[q - con.buf + 20] ^= 1;
+	assert_int_equal(lava_block_extract(con.buf, con.len, &out, err, sizeof(err)), -1);
+	/* a line lost */
+	sb_reset(&con);
+	q = strstr(blk.buf, "KBENCH-DATA 2 ");
+	sb_add(&con, blk.buf, (size_t)(q - blk.buf));
+	sb_addf(&con, "%s", strchr(q, '\n') + 1);
+	assert_int_equal(lava_block_extract(con.buf, con.len, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of order"));
+	/* cut short */
+	assert_int_equal(lava_block_extract(blk.buf, blk.len - 15, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cut short"));
+	/* an empty payload */
+	sb_reset(&blk);
+	lava_block_write("", 0, &blk);
+	assert_int_equal(lava_block_extract(blk.buf, blk.len, &out, err, sizeof(err)), 1);
+	assert_int_equal(out.len, 0);
+	sb_release(&blk);
+	sb_release(&con);
+	sb_release(&out);
+}
+
+static void test_api_answers(void **state)
+{
+	static const struct {
+		const char *file;
+		enum lava_state state;
+		enum lava_health health;
+		const char *device;
+	} jobs[] = {
+		{ "job-complete.json", LAVA_FINISHED, LAVA_HEALTH_COMPLETE, "qemu-01" },
+		{ "job-incomplete-infra.json", LAVA_FINISHED, LAVA_HEALTH_INCOMPLETE, "qemu-02" },
+		{ "job-canceled.json", LAVA_FINISHED, LAVA_HEALTH_CANCELED, "qemu-02" },
+		{ "job-running.txt", LAVA_SUBMITTED, LAVA_HEALTH_UNKNOWN, "" },
+	};
+	struct lava_job j;
+	char err[256], msg[128];
+	long long id = 0;
+	size_t len;
+	int status;
+	char *buf;
+	(void)state;
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		buf = fixture(jobs[i].file, &len, &status);
+		assert_int_equal(lava_job_parse(buf, len, &j, err, sizeof(err)), 0);
+		assert_int_equal(j.state, jobs[i].state);
+		assert_int_equal(j.health, jobs[i].health);
+		assert_string_equal(j.device, jobs[i].device);
+		assert_string_equal(j.device_type, "qemu");
+		free(buf);
+	}
+	buf = fixture("submit-ok.json", &len, NULL);
+	assert_int_equal(lava_submit_parse(buf, len, &id, err, sizeof(err)), 0);
+	assert_int_equal(id, 1);
+	free(buf);
+	buf = fixture("submit-badtoken.txt", &len, &status);
+	assert_int_equal(status, 403);
+	assert_int_equal(lava_submit_parse(buf, len, &id, err, sizeof(err)), -1);
+	lava_error_message(buf, len, msg, sizeof(msg));
+	assert_string_equal(msg, "Invalid token.");
+	free(buf);
+	buf = fixture("submit-invalid.txt", &len, &status);
+	assert_int_equal(status, 400);
+	lava_error_message(buf, len, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "required key not provided @ data['actions']"));
+	free(buf);
+	buf = fixture("job-missing.txt", &len, &status);
+	assert_int_equal(status, 404);
+	assert_int_equal(lava_job_parse(buf, len, &j, err, sizeof(err)), -1);
+	free(buf);
+	assert_int_equal(lava_job_parse("{\"id\":1}x", 9, &j, err, sizeof(err)), -1);
+	assert_int_equal(lava_job_parse("[]", 2, &j, err, sizeof(err)), -1);
+	assert_string_equal(lava_state_name(LAVA_CANCELING), "Canceling");
+	assert_string_equal(lava_health_name(LAVA_HEALTH_INCOMPLETE), "Incomplete");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lab_file),    cmocka_unit_test(test_bad_lab_files),
+		cmocka_unit_test(test_token_file),  cmocka_unit_test(test_log_complete),
+		cmocka_unit_test(test_log_panic),   cmocka_unit_test(test_block),
+		cmocka_unit_test(test_api_answers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
