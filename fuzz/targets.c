@@ -8,6 +8,8 @@
 #include "stats/compare.h"
 #include "core/config.h"
 #include "core/target.h"
+#include "core/lab.h"
+#include "backend/lava_log.h"
 #include "kernel/userimage.h"
 #include "backend/guest.h"
 #include "report/report.h"
@@ -237,6 +239,22 @@ static int fuzz_proto(const uint8_t *data, size_t size)
 
 /* ---- suite and variant files ---- */
 
+/* A lab file (core/lab.c): what the lava backend relies on holds. */
+static void fuzz_lab(const char *path)
+{
+	struct lab l;
+	if (lab_load(path, &l) == 0) {
+		size_t n = strlen(l.url);
+		FUZZ_ASSERT(!strncmp(l.url, "http", 4) && n && l.url[n - 1] == '/');
+		FUZZ_ASSERT(!strchr(l.url, '@') && !strpbrk(l.url, " \t\n\"'"));
+		FUZZ_ASSERT(l.token_file[0] && l.artifacts[0] == '/');
+		FUZZ_ASSERT(l.device_type[0] || l.tags.n > 0);
+		FUZZ_ASSERT(!l.device_type[0] || lab_template_for(&l, l.device_type));
+		FUZZ_ASSERT(l.poll_interval_s >= 1 && l.job_timeout_s >= 30);
+	}
+	lab_release(&l);
+}
+
 /*
  * The loaders read files by path: hand them an in-memory file. Every input
  * goes through all three, suites, variants and targets (a variant file is
@@ -269,7 +287,76 @@ static int fuzz_config(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(t.host[0] && t.host[0] != '-' && t.known_hosts[0] && t.port > 0);
 		target_release(&t);
 	}
+	fuzz_lab(path);
 	close(fd);
+	return 0;
+}
+
+/* ---- a LAVA lab's output (backend/lava_log.c) ---- */
+
+/* No control byte but tabs and newlines in a console. */
+static int console_ok(const struct strbuf *sb)
+{
+	for (size_t i = 0; i < sb->len; i++)
+		if ((unsigned char)sb->buf[i] < 0x20 && sb->buf[i] != '\t' && sb->buf[i] != '\n')
+			return 0;
+	return 1;
+}
+
+/* A block found in TEXT is whole and verified, or refused with a reason. */
+static void fuzz_block(const char *text, size_t len)
+{
+	struct strbuf out = STRBUF_INIT;
+	char err[512] = "";
+	int r = lava_block_extract(text, len, &out, err, sizeof(err));
+	FUZZ_ASSERT(r >= -1 && r <= 1);
+	if (r < 0)
+		FUZZ_ASSERT(reason_ok(err));
+	if (r > 0) {
+		char hex[65];
+		FUZZ_ASSERT(out.len <= LAVA_BLOCK_MAX);
+		sha256_hex(out.buf ? out.buf : "", out.len, hex);
+		FUZZ_ASSERT(memmem(text, len, hex, 64));
+	}
+	sb_release(&out);
+}
+
+/* A job log: console lines out, or a reason; and any block in them. The
+ * input is also taken as a console itself. */
+static int fuzz_lava_log(const uint8_t *data, size_t size)
+{
+	struct strbuf con = STRBUF_INIT;
+	char err[512] = "";
+	if (lava_log_console((const char *)data, size, &con, err, sizeof(err)) == 0) {
+		FUZZ_ASSERT(console_ok(&con));
+		fuzz_block(con.buf ? con.buf : "", con.len);
+	} else {
+		FUZZ_ASSERT(reason_ok(err));
+	}
+	sb_release(&con);
+	fuzz_block((const char *)data, size);
+	return 0;
+}
+
+/* The REST API's answers: a job, a submit, an error message. */
+static int fuzz_lava_api(const uint8_t *data, size_t size)
+{
+	struct lava_job j;
+	char err[512] = "", msg[256];
+	long long id = 0;
+	if (lava_job_parse((const char *)data, size, &j, err, sizeof(err)) == 0) {
+		FUZZ_ASSERT(j.id > 0 && strcmp(lava_state_name(j.state), "?") &&
+			    strcmp(lava_health_name(j.health), "?"));
+		for (const char *p = j.failure; *p; p++)
+			FUZZ_ASSERT((unsigned char)*p >= 0x20);
+	} else {
+		FUZZ_ASSERT(reason_ok(err));
+	}
+	if (lava_submit_parse((const char *)data, size, &id, err, sizeof(err)) == 0)
+		FUZZ_ASSERT(id > 0);
+	lava_error_message((const char *)data, size, msg, sizeof(msg));
+	for (const char *p = msg; *p; p++)
+		FUZZ_ASSERT((unsigned char)*p >= 0x20 && *p != 0x7f);
 	return 0;
 }
 
@@ -371,6 +458,8 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "results", fuzz_results },
 	{ "bzimage", fuzz_bzimage },
 	{ "sweep_param", fuzz_sweep_param },
+	{ "lava_log", fuzz_lava_log },
+	{ "lava_api", fuzz_lava_api },
 	{ NULL, NULL },
 };
 
