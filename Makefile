@@ -19,7 +19,7 @@ CFLAGS  ?= -O2 -g
 # -Wno-format-truncation: paths are bounded by KB_PATH_MAX and cache_root()
 # refuses roots long enough to truncate; gcc cannot see that.
 KB_CFLAGS = -std=c11 -D_GNU_SOURCE -Iharness -I. -Wall -Wextra -Werror -Wno-format-truncation -MMD -MP
-LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lsqlite3 -lyaml -lm
+LIBS    = -ljson-c -linih -lgsl -lgslcblas -lcrypto -lsqlite3 -lyaml -lcurl -lm
 SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # the local backend measures the running kernel unless told a variant

@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/lava_api.h"
 #include "backend/lava_log.h"
 #include "core/lab.h"
+#include <yaml.h>
 
 #define FIX KB_SRCDIR "/tests/fixtures/lava/"
 
@@ -277,13 +279,105 @@ static void test_api_answers(void **state)
 	assert_string_equal(lava_health_name(LAVA_HEALTH_INCOMPLETE), "Incomplete");
 }
 
+/* The node at PATH ("actions/-1/test/timeout/seconds": keys, and list
+ * indexes from the end when negative) of document D, or NULL. */
+static yaml_node_t *node_at(yaml_document_t *d, const char *path)
+{
+	yaml_node_t *n = yaml_document_get_root_node(d);
+	char buf[256], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, "/", &save); n && k; k = strtok_r(NULL, "/", &save)) {
+		yaml_node_t *next = NULL;
+		if (n->type == YAML_SEQUENCE_NODE) {
+			long i = atol(k), len = n->data.sequence.items.top - n->data.sequence.items.start;
+			if (i < 0)
+				i += len;
+			if (i >= 0 && i < len)
+				next = yaml_document_get_node(d, n->data.sequence.items.start[i]);
+		} else if (n->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+			     p < n->data.mapping.pairs.top; p++) {
+				yaml_node_t *key = yaml_document_get_node(d, p->key);
+				if (key->type == YAML_SCALAR_NODE && !strcmp((char *)key->data.scalar.value, k))
+					next = yaml_document_get_node(d, p->value);
+			}
+		}
+		n = next;
+	}
+	return n;
+}
+
+static const char *scalar_at(yaml_document_t *d, const char *path)
+{
+	yaml_node_t *n = node_at(d, path);
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* The example lab's template made a job: every value set as a node (a
+ * step full of YAML syntax stays one string), placeholders replaced. */
+static void test_job_yaml(void **state)
+{
+	struct strbuf tmpl = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec tags = STRVEC_INIT;
+	struct lava_job_spec s;
+	yaml_parser_t p;
+	yaml_document_t d;
+	char err[256];
+	const char *evil = "echo 'x: y' # {a: [b]}\n- test: {}";
+	(void)state;
+	assert_true(read_file(KB_SRCDIR "/configs/labs/qemu-tcg.yaml", &tmpl, 1 << 20) >= 0);
+	memset(&s, 0, sizeof(s));
+	s.name = "kbench run-1 mainline-stock iteration 1";
+	s.tags = &tags;
+	strvec_push(&tags, "tcg");
+	s.kernel_url = "file:///srv/a/kernel-0123abcd";
+	s.initrd_url = "file:///srv/a/initrd-4567ef";
+	s.job_timeout_s = 900;
+	strvec_push(&s.steps, "/kbench/agent --batch /kbench/requests");
+	strvec_push(&s.steps, evil);
+	assert_int_equal(lava_job_yaml(tmpl.buf, tmpl.len, &s, &out, err, sizeof(err)), 0);
+	assert_true(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (unsigned char *)out.buf, out.len);
+	assert_true(yaml_parser_load(&p, &d));
+	assert_string_equal(scalar_at(&d, "job_name"), s.name);
+	assert_string_equal(scalar_at(&d, "device_type"), "qemu");
+	assert_string_equal(scalar_at(&d, "tags/0"), "tcg");
+	assert_string_equal(scalar_at(&d, "timeouts/job/seconds"), "900");
+	assert_string_equal(scalar_at(&d, "timeouts/connection/minutes"), "2");
+	assert_string_equal(scalar_at(&d, "actions/0/deploy/images/kernel/url"), s.kernel_url);
+	assert_string_equal(scalar_at(&d, "actions/0/deploy/images/ramdisk/url"), s.initrd_url);
+	assert_string_equal(scalar_at(&d, "actions/1/boot/method"), "qemu");
+	assert_string_equal(scalar_at(&d, "actions/-1/test/definitions/0/from"), "inline");
+	assert_string_equal(scalar_at(&d, "actions/-1/test/timeout/seconds"), "900");
+	assert_string_equal(scalar_at(&d, "actions/-1/test/definitions/0/repository/run/steps/1"),
+			    evil);
+	assert_null(node_at(&d, "actions/3"));
+	assert_null(strstr(out.buf, "@kernel@"));
+	yaml_document_delete(&d);
+	yaml_parser_delete(&p);
+	/* a placeholder kbench has nothing for */
+	s.initrd_url = "";
+	sb_reset(&out);
+	assert_int_equal(lava_job_yaml(tmpl.buf, tmpl.len, &s, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "@initrd@"));
+	/* not a job */
+	assert_int_equal(lava_job_yaml("- a\n", 4, &s, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'actions'"));
+	assert_int_equal(lava_job_yaml("a: [", 4, &s, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not YAML"));
+	strvec_clear(&tags);
+	strvec_clear(&s.steps);
+	sb_release(&tmpl);
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lab_file),    cmocka_unit_test(test_bad_lab_files),
 		cmocka_unit_test(test_token_file),  cmocka_unit_test(test_log_complete),
 		cmocka_unit_test(test_log_panic),   cmocka_unit_test(test_block),
-		cmocka_unit_test(test_api_answers),
+		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
