@@ -177,6 +177,28 @@ int lava_job_log(struct lava_conn *c, long long id, struct strbuf *out, char *er
 	return job_get(c, id, "logs/", out, err, errlen);
 }
 
+int lava_devices(struct lava_conn *c, const char *device_type, struct lava_device *d, int max,
+		 int *n, char *err, size_t errlen)
+{
+	struct strbuf a = STRBUF_INIT;
+	char path[160];
+	long status;
+	int ret = -1;
+	/* device_type is a LAVA name (lab.c checked it): nothing to escape */
+	snprintf(path, sizeof(path), "api/v0.2/devices/?limit=500%s%s",
+		 *device_type ? "&device_type=" : "", device_type);
+	if (lava_request(c, "GET", path, NULL, &a, &status, err, errlen))
+		goto out;
+	if (status != 200) {
+		answer_error(c, "devices", status, &a, err, errlen);
+		goto out;
+	}
+	ret = lava_devices_parse(a.buf ? a.buf : "", a.len, d, max, n, err, errlen);
+out:
+	sb_release(&a);
+	return ret;
+}
+
 int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen)
 {
 	struct strbuf a = STRBUF_INIT;

@@ -45,6 +45,11 @@ int lava_job_get(struct lava_conn *c, long long id, struct lava_job *j, char *er
 /* The job ID's log (YAML, lava_log_console reads it) into OUT. */
 int lava_job_log(struct lava_conn *c, long long id, struct strbuf *out, char *err,
 		 size_t errlen);
+/* The devices of DEVICE_TYPE ("" = all), at most MAX into D, their
+ * number into *N. 0, or -1 with ERR (the server unreachable, the token
+ * refused). */
+int lava_devices(struct lava_conn *c, const char *device_type, struct lava_device *d, int max,
+		 int *n, char *err, size_t errlen);
 /* Ask LAVA to cancel job ID. 0, or -1 with ERR. */
 int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen);
 

@@ -404,3 +404,34 @@ void lava_error_message(const char *buf, size_t len, char *out, size_t outlen)
 	printable(out, outlen, m);
 	json_object_put(o);
 }
+
+int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int max, int *n,
+		       char *err, size_t errlen)
+{
+	json_object *o = parse_obj(buf, len, err, errlen), *res;
+	size_t count;
+	*n = 0;
+	if (!o)
+		return -1;
+	res = jget(o, "results");
+	if (!res || !json_object_is_type(res, json_type_array)) {
+		snprintf(err, errlen, "LAVA's devices answer lacks its results list");
+		json_object_put(o);
+		return -1;
+	}
+	count = json_object_array_length(res);
+	for (size_t i = 0; i < count && *n < max; i++) {
+		json_object *e = json_object_array_get_idx(res, i);
+		struct lava_device *x = &d[*n];
+		printable(x->name, sizeof(x->name), jstr(e, "hostname"));
+		printable(x->type, sizeof(x->type), jstr(e, "device_type"));
+		printable(x->state, sizeof(x->state), jstr(e, "state"));
+		printable(x->health, sizeof(x->health), jstr(e, "health"));
+		if (!x->name[0])
+			continue; /* not a device */
+		x->usable = !strcmp(x->health, "Good") || !strcmp(x->health, "Unknown");
+		(*n)++;
+	}
+	json_object_put(o);
+	return 0;
+}

@@ -76,4 +76,14 @@ int lava_submit_parse(const char *buf, size_t len, long long *id, char *err, siz
  * OUTLEN) into OUT, or "" when it has neither. */
 void lava_error_message(const char *buf, size_t len, char *out, size_t outlen);
 
+/* A device, from GET /api/v0.2/devices/. */
+struct lava_device {
+	char name[64], type[64], state[16], health[16];
+	int usable; /* health Good or Unknown, and not Retired/Maintenance */
+};
+/* The devices of a devices answer ({"count": N, "results": [...]}), at
+ * most MAX into D, their number into *N. 0, or -1 with ERR. */
+int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int max, int *n,
+		       char *err, size_t errlen);
+
 #endif

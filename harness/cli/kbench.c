@@ -21,6 +21,7 @@
 #include "core/spawn.h"
 #include "cli/cmd_compare.h"
 #include "cli/cmd_nightly.h"
+#include "cli/cmd_lab.h"
 #include "cli/cmd_campaign.h"
 #include "cli/cmd_bisect.h"
 #include "cli/runopts.h"
@@ -81,6 +82,7 @@ static void usage(FILE *f)
 		"              import DIR..., nights, trends --suite S, check\n"
 		"  merge     several machines' runs or nights in one report: merge DIR... --out DIR\n"
 		"              [--pool-hosts]\n"
+		"  lab       a LAVA lab (docs/lab.md): check LAB (the file, the token, the devices)\n"
 		"\n"
 		"environment: KBENCH_CACHE (cache, default $XDG_CACHE_HOME/kbench or ~/.cache/kbench),\n"
 		"  KBENCH_MIRROR (Debian mirror), KBENCH_HOME (kbench's data directory),\n"
@@ -549,6 +551,7 @@ static const struct {
 	{ "campaign", cmd_campaign },
 	{ "sweep", cmd_sweep },
 	{ "nightly", cmd_nightly }, { "history", cmd_history }, { "merge", cmd_merge },
+	{ "lab", cmd_lab },
 };
 
 int main(int argc, char **argv)

@@ -205,6 +205,9 @@ start() {
 	bin=$(pg_bin)
 	t0=$(date +%s)
 	mkdir -p "$dir" && chmod 755 "$dir"
+	if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$dir"; then
+		die "PostgreSQL's user cannot reach '$dir': a parent directory is not searchable (chmod o+x it)"
+	fi
 	write_config "$dir" "$port"
 	: >"$dir/run/started"
 	(umask 077; head -c 48 /dev/urandom | base64 | tr -d '\n' >"$dir/secret_key")

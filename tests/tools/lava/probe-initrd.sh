@@ -1,6 +1,11 @@
 #!/bin/sh
-# a busybox initramfs that LAVA's qemu test shell can use: modules for
-# its overlay disk (virtio_blk, ext4) and /dev/disk/by-uuid links
+# probe-initrd.sh KERNEL_DIR RELEASE OUT: a busybox initramfs that LAVA's
+# qemu test shell can use with a Debian kernel (KERNEL_DIR holds
+# lib/modules/RELEASE): the modules of LAVA's overlay disk (virtio_blk,
+# ext4 and what they need, decompressed: busybox's insmod reads no .xz)
+# and /dev/disk/by-uuid links made from the ext4 superblock (Debian's
+# busybox-static has no blkid), then a shell on the console. For
+# tests/tools/lava/probe-job.yaml (tests/integration/lava_lab.sh).
 set -eu
 KD=$1 V=$2 OUT=$3
 r=$(mktemp -d)
