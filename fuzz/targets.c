@@ -354,6 +354,14 @@ static int fuzz_lava_api(const uint8_t *data, size_t size)
 	}
 	if (lava_submit_parse((const char *)data, size, &id, err, sizeof(err)) == 0)
 		FUZZ_ASSERT(id > 0);
+	{
+		struct lava_device d[8];
+		int n = -1;
+		if (lava_devices_parse((const char *)data, size, d, 8, &n, err, sizeof(err)) == 0)
+			FUZZ_ASSERT(n >= 0 && n <= 8 && (!n || d[n - 1].name[0]));
+		else
+			FUZZ_ASSERT(reason_ok(err));
+	}
 	lava_error_message((const char *)data, size, msg, sizeof(msg));
 	for (const char *p = msg; *p; p++)
 		FUZZ_ASSERT((unsigned char)*p >= 0x20 && *p != 0x7f);

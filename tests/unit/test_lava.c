@@ -275,6 +275,23 @@ static void test_api_answers(void **state)
 	free(buf);
 	assert_int_equal(lava_job_parse("{\"id\":1}x", 9, &j, err, sizeof(err)), -1);
 	assert_int_equal(lava_job_parse("[]", 2, &j, err, sizeof(err)), -1);
+	{
+		struct lava_device d[4];
+		int n;
+		buf = fixture("devices.json", &len, NULL);
+		assert_int_equal(lava_devices_parse(buf, len, d, 4, &n, err, sizeof(err)), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(d[1].name, "qemu-01");
+		assert_string_equal(d[1].state, "Running");
+		assert_string_equal(d[1].health, "Good");
+		assert_int_equal(d[1].usable, 1);
+		assert_int_equal(lava_devices_parse(buf, len, d, 1, &n, err, sizeof(err)), 0);
+		assert_int_equal(n, 1);
+		free(buf);
+		buf = fixture("submit-ok.json", &len, NULL);
+		assert_int_equal(lava_devices_parse(buf, len, d, 4, &n, err, sizeof(err)), -1);
+		free(buf);
+	}
 	assert_string_equal(lava_state_name(LAVA_CANCELING), "Canceling");
 	assert_string_equal(lava_health_name(LAVA_HEALTH_INCOMPLETE), "Incomplete");
 }
