@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/lava_api.h"
@@ -388,6 +392,132 @@ static void test_job_yaml(void **state)
 	sb_release(&out);
 }
 
+/* A one-request HTTP server on 127.0.0.1 (a child process): it keeps the
+ * request it got in REQFILE and answers ANSWER. Its port in *PORT. */
+static pid_t http_once(const char *answer, const char *reqfile, int *port)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0), c;
+	pid_t pid;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(s, 1), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &al), 0);
+	*port = ntohs(a.sin_port);
+	if ((pid = fork()) != 0) {
+		close(s);
+		return pid;
+	}
+	if ((c = accept(s, NULL, NULL)) >= 0) {
+		struct strbuf req = STRBUF_INIT;
+		char buf[4096], *hend;
+		ssize_t n;
+		size_t want = 0;
+		while ((n = read(c, buf, sizeof(buf))) > 0) {
+			sb_add(&req, buf, (size_t)n);
+			if ((hend = strstr(req.buf, "\r\n\r\n")) != NULL) {
+				char *cl = strcasestr(req.buf, "Content-Length: ");
+				want = (size_t)(hend + 4 - req.buf) + (cl && cl < hend ? (size_t)atol(cl + 16) : 0);
+				if (req.len >= want)
+					break;
+			}
+		}
+		write_file_atomic(reqfile, req.buf, req.len);
+		if (write(c, answer, strlen(answer)) < 0)
+			_exit(1);
+		close(c);
+	}
+	_exit(0);
+}
+
+static void http_done(pid_t pid)
+{
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+}
+
+/* The REST client against a server of the test's own: the token only in
+ * the Authorization header, never in an error; no redirect followed; a
+ * dead server named. */
+static void test_http(void **state)
+{
+	static const char ok_devices[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		"Connection: close\r\n\r\n{\"count\":1,\"results\":[{\"hostname\":\"d1\","
+		"\"device_type\":\"qemu\",\"state\":\"Idle\",\"health\":\"Good\"}]}";
+	static const char denied[] = "HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n"
+		"{\"detail\":\"Invalid token.\"}";
+	static const char moved[] = "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/x\r\n"
+		"Connection: close\r\nContent-Length: 0\r\n\r\n";
+	static const char created[] = "HTTP/1.1 201 Created\r\nConnection: close\r\n\r\n"
+		"{\"message\":\"ok\",\"job_ids\":[7]}";
+	char dir[] = "/tmp/kbench-test-lava.XXXXXX", req[4200], err[512];
+	struct strbuf got = STRBUF_INIT;
+	struct lava_device d[2];
+	struct lava_conn c;
+	struct lava_job j;
+	struct lab l;
+	long long id = 0;
+	int port, n;
+	pid_t pid;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(req, sizeof(req), "%s/request", dir);
+	memset(&l, 0, sizeof(l));
+	snprintf(l.path, sizeof(l.path), "%s/lab.ini", dir);
+	snprintf(l.token_file, sizeof(l.token_file), "%s/token", dir);
+	assert_int_equal(write_file_atomic(l.token_file, "tok123SECRET\n", 13), 0);
+	chmod(l.token_file, 0600);
+
+	pid = http_once(ok_devices, req, &port);
+	snprintf(l.url, sizeof(l.url), "http://127.0.0.1:%d/", port);
+	assert_int_equal(lava_connect(&c, &l), 0);
+	assert_int_equal(lava_devices(&c, "qemu", d, 2, &n, err, sizeof(err)), 0);
+	http_done(pid);
+	assert_int_equal(n, 1);
+	assert_string_equal(d[0].name, "d1");
+	assert_int_equal(read_file(req, &got, 1 << 16), 0);
+	assert_non_null(strstr(got.buf, "GET /api/v0.2/devices/?limit=500&device_type=qemu HTTP/1.1\r\n"));
+	assert_non_null(strstr(got.buf, "\r\nAuthorization: Token tok123SECRET\r\n"));
+
+	pid = http_once(denied, req, &port);
+	snprintf(l.url, sizeof(l.url), "http://127.0.0.1:%d/", port);
+	assert_int_equal(lava_job_get(&c, 5, &j, err, sizeof(err)), -1);
+	http_done(pid);
+	assert_non_null(strstr(err, "refused the token in"));
+	assert_non_null(strstr(err, "HTTP 403: Invalid token."));
+	assert_null(strstr(err, "tok123"));
+
+	pid = http_once(moved, req, &port);
+	snprintf(l.url, sizeof(l.url), "http://127.0.0.1:%d/", port);
+	assert_int_equal(lava_job_get(&c, 5, &j, err, sizeof(err)), -1);
+	http_done(pid);
+	assert_non_null(strstr(err, "job 5: HTTP 302"));
+
+	pid = http_once(created, req, &port);
+	snprintf(l.url, sizeof(l.url), "http://127.0.0.1:%d/", port);
+	assert_int_equal(lava_submit(&c, "device_type: qemu\njob_name: 'a \"b\"'\n", &id, err,
+				     sizeof(err)), 0);
+	http_done(pid);
+	assert_int_equal(id, 7);
+	sb_reset(&got);
+	assert_int_equal(read_file(req, &got, 1 << 16), 0);
+	assert_non_null(strstr(got.buf, "POST /api/v0.2/jobs/ HTTP/1.1\r\n"));
+	assert_non_null(strstr(got.buf, "\r\n\r\n{\"definition\":\"device_type: qemu\\njob_name: 'a \\\"b\\\"'\\n\"}"));
+
+	/* nothing listens there any more */
+	assert_int_equal(lava_job_get(&c, 5, &j, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot reach LAVA at http://127.0.0.1:"));
+	lava_disconnect(&c);
+	assert_string_equal(c.token, "");
+	unlink(req);
+	unlink(l.token_file);
+	rmdir(dir);
+	sb_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_token_file),  cmocka_unit_test(test_log_complete),
 		cmocka_unit_test(test_log_panic),   cmocka_unit_test(test_block),
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
+		cmocka_unit_test(test_http),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
