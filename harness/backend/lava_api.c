@@ -4,8 +4,11 @@
 #include "core/jsonutil.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int lava_connect(struct lava_conn *c, const struct lab *l)
 {
@@ -206,4 +209,32 @@ int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen)
 	int ret = job_get(c, id, "cancel/", &a, err, errlen);
 	sb_release(&a);
 	return ret;
+}
+
+int lava_publish(const struct lab *l, const char *path, const char *kind, char *url,
+		 size_t urllen, int *copied)
+{
+	char hex[65], name[128], dst[KB_PATH_MAX], tmp[KB_PATH_MAX];
+	struct stat src_st, dst_st;
+	*copied = 0;
+	if (stat(path, &src_st) || !S_ISREG(src_st.st_mode))
+		return error("lab '%s': cannot publish '%s': not a file", l->name, path);
+	if (sha256_file_hex(path, hex))
+		return error("lab '%s': cannot read '%s' to publish it", l->name, path);
+	snprintf(name, sizeof(name), "%s-%.24s", kind, hex);
+	snprintf(dst, sizeof(dst), "%s/%s", l->artifacts, name);
+	snprintf(url, urllen, "%s%s", l->artifacts_url, name);
+	if (mkdir(l->artifacts, 0755) && errno != EEXIST)
+		return error("lab '%s': cannot make the artifact directory '%s': %s", l->name,
+			     l->artifacts, strerror(errno));
+	/* the name is the content's: the same size there is the same file */
+	if (!stat(dst, &dst_st) && S_ISREG(dst_st.st_mode) && dst_st.st_size == src_st.st_size)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.tmp", l->artifacts, name, (long)getpid());
+	if (copy_file(path, tmp, 0644) || rename(tmp, dst)) {
+		unlink(tmp);
+		return error("lab '%s': cannot publish '%s' as '%s'", l->name, path, dst);
+	}
+	*copied = 1;
+	return 0;
 }

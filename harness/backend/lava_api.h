@@ -53,6 +53,15 @@ int lava_devices(struct lava_conn *c, const char *device_type, struct lava_devic
 /* Ask LAVA to cancel job ID. 0, or -1 with ERR. */
 int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen);
 
+/* Publish the file PATH (a kernel, an initramfs, a modules archive) in L's
+ * artifact directory under its content key, KIND-SHA256PREFIX, so the same
+ * bytes are never published twice; its URL for the lab's workers into
+ * URL. *COPIED says whether it was copied now. Only L->artifacts is
+ * written (made if missing, its parent must exist). 0, or -1 after an
+ * error. */
+int lava_publish(const struct lab *l, const char *path, const char *kind, char *url,
+		 size_t urllen, int *copied);
+
 /* What a job definition gets besides its template. */
 struct lava_job_spec {
 	const char *name;        /* job_name */

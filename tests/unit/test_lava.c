@@ -518,6 +518,39 @@ static void test_http(void **state)
 	sb_release(&got);
 }
 
+/* Artifacts by content key: published once, named by their bytes. */
+static void test_publish(void **state)
+{
+	char dir[] = "/tmp/kbench-test-lava.XXXXXX", src[4200], url[600], url2[600], dst[4300];
+	struct lab l;
+	int copied = -1;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	memset(&l, 0, sizeof(l));
+	snprintf(l.name, sizeof(l.name), "t");
+	snprintf(l.artifacts, sizeof(l.artifacts), "%s/art", dir);
+	snprintf(l.artifacts_url, sizeof(l.artifacts_url), "file://%s/art/", dir);
+	snprintf(src, sizeof(src), "%s/bzImage", dir);
+	assert_int_equal(write_file_atomic(src, "abc", 3), 0);
+	assert_int_equal(lava_publish(&l, src, "kernel", url, sizeof(url), &copied), 0);
+	assert_int_equal(copied, 1);
+	/* sha256("abc") */
+	snprintf(dst, sizeof(dst), "file://%s/art/kernel-ba7816bf8f01cfea414140de", dir);
+	assert_string_equal(url, dst);
+	assert_int_equal(lava_publish(&l, src, "kernel", url2, sizeof(url2), &copied), 0);
+	assert_int_equal(copied, 0);
+	assert_string_equal(url, url2);
+	/* other bytes, another name */
+	assert_int_equal(write_file_atomic(src, "abd", 3), 0);
+	assert_int_equal(lava_publish(&l, src, "kernel", url2, sizeof(url2), &copied), 0);
+	assert_int_equal(copied, 1);
+	assert_string_not_equal(url, url2);
+	snprintf(dst, sizeof(dst), "%s/art/kernel-ba7816bf8f01cfea414140de", dir);
+	assert_int_equal(access(dst, R_OK), 0);
+	assert_int_equal(lava_publish(&l, "/nonexistent", "kernel", url2, sizeof(url2), &copied), -1);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,7 +558,7 @@ int main(void)
 		cmocka_unit_test(test_token_file),  cmocka_unit_test(test_log_complete),
 		cmocka_unit_test(test_log_panic),   cmocka_unit_test(test_block),
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
-		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_http),        cmocka_unit_test(test_publish),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
