@@ -9,6 +9,7 @@
 set -eu
 pkgs="build-essential make gcc qemu-system-x86 dbench rt-tests busybox-static
 libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev libsqlite3-dev
+libcurl4-openssl-dev libyaml-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
 python3 python3-jsonschema
 flex bison bc libelf-dev patch ccache qemu-utils"
@@ -17,11 +18,12 @@ if [ "${1:-}" = test ]; then
 	# xmllint (JUnit), pgrep (no QEMU left), PIL (screenshot), chromium,
 	# yamllint/yaml/systemd-analyze (ci_files), sqlite3 (history), clang
 	# with libFuzzer (fuzz_regress), mmdebstrap and ssh (ssh_backend's lab
-	# machine, tests/tools/labvm.sh), LAVA with PostgreSQL (tests/tools/lavalab.sh
-	# runs its own cluster), libcurl and libyaml (the lava backend)
+	# machine, tests/tools/labvm.sh), LAVA with PostgreSQL (lava_lab,
+	# tests/tools/lavalab.sh), git (kbench bisect's and
+	# incremental_build's scratch histories)
 	pkgs="$pkgs libxml2-utils procps python3-pil chromium yamllint python3-yaml sqlite3 systemd
 clang-14 libclang-rt-14-dev mmdebstrap openssh-client
-postgresql lava-server lava-dispatcher lavacli libcurl4-openssl-dev libyaml-dev"
+postgresql lava-server lava-dispatcher lavacli git"
 fi
 # `deps.sh fuzz`: Debian's clang with libFuzzer, for `make fuzz` only
 if [ "${1:-}" = fuzz ]; then

@@ -7,10 +7,13 @@
 #    clear error and exit 2; the token is in no output;
 #  - the lab runs a job end to end (the probe job: tests/tools/lava/): it
 #    completes and its lava-test-case measurement comes back in the API;
-#  - stop leaves no process and no worker configuration behind.
+#  - the token file is mode 0600;
+#  - stop leaves no process and no worker configuration behind (LAVA's
+#    daemons are found by name too: gunicorn renames itself).
 # Not here yet (LAVA-STATUS.md): the smoke suite through the lava backend.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
 need_tool lava-server "the LAVA lab"
 need_tool lava-worker "the LAVA lab's worker"
 need_tool qemu-system-x86_64 "the lab's qemu devices"
@@ -23,11 +26,16 @@ dir="$tmp/lab"
 # PostgreSQL runs as its own user when we are root: it must reach DIR
 chmod 711 "$tmp"
 trap 'sh "$lab" stop "$dir"; rm -rf "$tmp"' EXIT
+# LAVA's daemons already running (another lab): not this test's leftovers
+daemons='gunicorn: (master|worker) \[lava_server|lava-server manage lava-scheduler|lava-worker'
+before=$(pgrep -f "$daemons" | sort)
 t=$(date +%s)
 sh "$lab" start "$dir" "$port" || { bad "the LAVA lab did not start (logs: $dir/log)"; tail -20 "$dir"/log/*.log; finish; }
-sh "$lab" wait "$dir" "$port" 180 || { bad "the LAVA lab is not ready"; tail -20 "$dir"/log/*.log; finish; }
+sh "$lab" wait "$dir" "$port" 300 || { bad "the LAVA lab is not ready"; tail -20 "$dir"/log/*.log; finish; }
 echo "lab up after $(($(date +%s) - t)) s"
 token=$(cat "$dir/token")
+mode=$(stat -c %a "$dir/token")
+[ "$mode" = 600 ] && ok "token file mode 600" || bad "token file mode $mode"
 
 # lab FILE TOKENFILE [URL]: a lab file for this lab
 lab_file() {
@@ -113,6 +121,13 @@ left=""
 for p in $pids; do
 	{ kill -s 0 -- "-$p" || kill -s 0 "$p"; } 2>/dev/null && left="$left $p"
 done
-if [ -n "$left" ]; then bad "processes of the lab are left:"; ps -o pid,pgid,cmd -p "$left"; else ok "no process left"; fi
+sleep 1
+named=$(pgrep -f "$daemons" | sort | { [ -n "$before" ] && grep -vxF "$before" || cat; })
+if [ -n "$left$named" ]; then
+	bad "processes of the lab are left:"
+	ps -o pid,pgid,cmd -p "$(echo $left $named | tr ' ' ',')"
+else
+	ok "no process left"
+fi
 [ -e "/etc/lava-server/dispatcher.d/kbench-lab-$port" ] && bad "the worker's env.yaml directory is left"
 finish

@@ -14,7 +14,8 @@
 #   lavalab.sh stop DIR        stop everything start started (no process
 #                              is left); DIR stays for its logs (DIR/log)
 #
-# It installs nothing: `sh harness/deps.sh test` installs lava-server,
+# Needs root (the worker's env.yaml goes under /etc/lava-server; PostgreSQL
+# runs as its own user). It installs nothing: `sh harness/deps.sh test` installs lava-server,
 # lava-dispatcher, lavacli and postgresql. Everything LAVA keeps is in DIR
 # (database, job logs, device dictionaries) but the worker's env.yaml
 # (/etc/lava-server/dispatcher.d/kbench-lab-PORT, removed by stop) and what
@@ -198,6 +199,7 @@ start() {
 	dir=$1 port=$2
 	check_dir "$dir"
 	case "$port" in *[!0-9]* | '') die "PORT must be a number, got '$port'" ;; esac
+	[ "$(id -u)" = 0 ] || die "must run as root (the worker's env.yaml goes under /etc/lava-server)"
 	worker=kbench-lab-$port
 	command -v lava-server >/dev/null && command -v lava-worker >/dev/null ||
 		die "no lava-server or lava-worker (sh harness/deps.sh test installs them)"
