@@ -79,12 +79,15 @@ lab_env() {
 }
 
 # Start "$@" in a session of its own (stop kills that group), output to LOG,
-# its pid to PIDFILE.
+# its pid to PIDFILE: the session leader's own, written by itself (setsid
+# forks when its caller leads a process group, and then $! is not it).
 spawn() {
 	pidfile=$1 log=$2
 	shift 2
-	setsid "$@" </dev/null >>"$log" 2>&1 &
-	echo $! >"$pidfile"
+	setsid sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" </dev/null >>"$log" 2>&1 &
+	i=0
+	while [ ! -s "$pidfile" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	[ -s "$pidfile" ] || die "$(basename "$pidfile" .pid) did not start (log: $log)"
 }
 
 # The host kernel libguestfs boots to build overlays: VMLINUZ MODDIR VER
@@ -98,13 +101,24 @@ guestfs_kernel() {
 	vmlinuz=$(ls "$kd"/boot/vmlinuz-* 2>/dev/null | head -1)
 	[ -n "$vmlinuz" ] || die "no boot/vmlinuz-* in '$kd'"
 	ver=${vmlinuz##*/vmlinuz-}
-	[ -d "$kd/lib/modules/$ver" ] || die "no lib/modules/$ver in '$kd'"
-	echo "$vmlinuz $kd/lib/modules/$ver $ver"
+	mods=$kd/lib/modules/$ver
+	[ -d "$mods" ] || die "no lib/modules/$ver in '$kd'"
+	# supermin needs modules.dep; a package's modules may come without one
+	# (depmod runs at install time): then a depmod'ed copy in DIR
+	if [ ! -e "$mods/modules.dep" ]; then
+		mkdir -p "$dir/supermin/lib/modules"
+		cp -a "$mods" "$dir/supermin/lib/modules/"
+		depmod -b "$dir/supermin" "$ver" || die "depmod of $mods failed"
+		mods=$dir/supermin/lib/modules/$ver
+	fi
+	echo "$vmlinuz $mods $ver"
 }
 
 write_config() {
 	dir=$1 port=$2
-	set -- $(guestfs_kernel)
+	gk=$(guestfs_kernel) || exit 2
+	# shellcheck disable=SC2086
+	set -- $gk
 	mkdir -p "$dir/devices" "$dir/health-checks" "$dir/media" "$dir/log" "$dir/run" "$dir/worker"
 	[ ! -e "$etc_dispatcher/$worker" ] || die "$etc_dispatcher/$worker exists: another lab on port $port?"
 	mkdir -p "$etc_dispatcher/$worker"
