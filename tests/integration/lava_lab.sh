@@ -82,7 +82,8 @@ t=$(date +%s)
 kd=$("$KB" fetch mainline-stock) || bad "kbench fetch mainline-stock failed"
 kd=${kd##* in }
 ver=$(ls "$kd"/boot/vmlinuz-* | head -1 | sed 's|.*/vmlinuz-||')
-sh "$top/tests/tools/lava/probe-initrd.sh" "$kd" "$ver" "$tmp/art/initrd.cpio.gz"
+sh "$top/tests/tools/lava/probe-initrd.sh" "$kd" "$ver" "$tmp/art/initrd.cpio.gz" ||
+	bad "the probe job's initramfs was not made"
 cp "$kd/boot/vmlinuz-$ver" "$tmp/art/vmlinuz"
 sed "s|file:///ARTIFACTS/|file://$tmp/art/|" "$top/tests/tools/lava/probe-job.yaml" >"$tmp/job.yaml"
 python3 - "$port" "$dir/token" "$tmp/job.yaml" 600 >"$tmp/probe.out" 2>&1 <<'EOF'
