@@ -65,6 +65,11 @@ static void test_lab_file(void **state)
 			    FIX "labs/../../../tools/lava/probe-job.yaml");
 	assert_null(lab_template_for(&l, "x86-server"));
 	lab_release(&l);
+	/* the shipped example, by name (configs/labs/) */
+	assert_int_equal(lab_load("example", &l), 0);
+	assert_string_equal(l.device_type, "qemu");
+	assert_string_equal(lab_template_for(&l, "qemu"), KB_SRCDIR "/configs/labs/qemu-tcg.yaml");
+	lab_release(&l);
 }
 
 /* Each bad lab file: refused, stderr naming the file and what was wrong. */
