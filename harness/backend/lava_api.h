@@ -62,6 +62,15 @@ int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen)
 int lava_publish(const struct lab *l, const char *path, const char *kind, char *url,
 		 size_t urllen, int *copied);
 
+/* kbench's initramfs BASE followed by a newc archive holding /lava-init
+ * (a shell for LAVA on the console, the modules of kbench's list, the
+ * by-uuid links of LAVA's overlay disk) into OUT; the job's kernel command
+ * line says rdinit=/lava-init. 0, or -1 after an error. (lava_initrd.c) */
+int lava_initrd(const char *base, const char *out);
+/* That archive alone, appended to OUT; and /lava-init's text. */
+void lava_init_cpio(struct strbuf *out);
+extern const char lava_init_script[];
+
 /* What a job definition gets besides its template. */
 struct lava_job_spec {
 	const char *name;        /* job_name */

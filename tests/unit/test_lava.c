@@ -21,6 +21,7 @@
 #include "backend/lava_api.h"
 #include "backend/lava_log.h"
 #include "core/lab.h"
+#include "core/spawn.h"
 #include <yaml.h>
 
 #define FIX KB_SRCDIR "/tests/fixtures/lava/"
@@ -556,6 +557,59 @@ static void test_publish(void **state)
 	rm_rf(dir);
 }
 
+/* The lava initramfs: kbench's bytes first, then an archive cpio reads
+ * back as /lava-init with the script, executable. */
+static void test_initrd(void **state)
+{
+	char dir[] = "/tmp/kbench-test-lava.XXXXXX", base[4200], out[4200], tail[4200];
+	struct strbuf got = STRBUF_INIT, a = STRBUF_INIT;
+	const char *list[] = { "cpio", "-i", "--quiet", "-t", "-v", NULL };
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(base, sizeof(base), "%s/base.cpio", dir);
+	snprintf(out, sizeof(out), "%s/lava.cpio", dir);
+	snprintf(tail, sizeof(tail), "%s/tail.cpio", dir);
+	assert_int_equal(write_file_atomic(base, "kbench initramfs bytes", 22), 0);
+	assert_int_equal(lava_initrd(base, out), 0);
+	assert_int_equal(read_file(out, &got, 1 << 20), 0);
+	assert_int_equal((got.len - 22) % 512, 0);
+	assert_memory_equal(got.buf, "kbench initramfs bytes", 22);
+	assert_int_equal(write_file_atomic(tail, got.buf + 22, got.len - 22), 0);
+	/* cpio itself lists the archive: one executable file, lava-init */
+	{
+		struct child c = CHILD_INIT;
+		struct strbuf listing = STRBUF_INIT;
+		char lst[4300];
+		snprintf(lst, sizeof(lst), "%s/list", dir);
+		for (int i = 0; list[i]; i++)
+			strvec_push(&c.argv, list[i]);
+		c.stdin_path = tail;
+		c.stdout_path = lst;
+		c.timeout_s = 30;
+		assert_int_equal(child_run(&c), 0);
+		child_release(&c);
+		assert_int_equal(read_file(lst, &listing, 1 << 16), 0);
+		assert_non_null(strstr(listing.buf, "-rwxr-xr-x"));
+		assert_non_null(strstr(listing.buf, " lava-init\n"));
+		sb_release(&listing);
+	}
+	/* the script is valid shell */
+	{
+		const char *argv[] = { "sh", "-n", tail, NULL };
+		snprintf(tail, sizeof(tail), "%s/lava-init", dir);
+		assert_int_equal(write_file_atomic(tail, lava_init_script, strlen(lava_init_script)), 0);
+		assert_int_equal(run_capture(argv, 30, &a), 0);
+		sb_reset(&a);
+	}
+	lava_init_cpio(&a);
+	assert_non_null(memmem(a.buf, a.len, lava_init_script, strlen(lava_init_script)));
+	assert_non_null(strstr(lava_init_script, "exec setsid cttyhack sh -l\n"));
+	assert_int_equal(lava_initrd(KB_SRCDIR "/nonexistent", out), -1);
+	sb_release(&got);
+	sb_release(&a);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_log_panic),   cmocka_unit_test(test_block),
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
 		cmocka_unit_test(test_http),        cmocka_unit_test(test_publish),
+		cmocka_unit_test(test_initrd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
