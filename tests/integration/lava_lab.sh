@@ -10,7 +10,7 @@
 #  - the token file is mode 0600;
 #  - stop leaves no process and no worker configuration behind (LAVA's
 #    daemons are found by name too: gunicorn renames itself).
-# Not here yet (LAVA-STATUS.md): the smoke suite through the lava backend.
+# Not here yet (docs/lab.md, "Not built yet"): the lava backend.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
