@@ -525,3 +525,53 @@ int config_resolve(const char *kind, const char *subdir, const char *name, char 
 {
 	return resolve(kind, subdir, name, out, outlen);
 }
+
+int config_ini_parse(const char *buf, size_t len, const char *kind, const char *path,
+		     int (*handler)(void *, const char *, const char *, const char *), void *ctx,
+		     const char *err)
+{
+	FILE *f;
+	if (!len)
+		buf = "\n", len = 1;
+	if (!(f = fmemopen((void *)buf, len, "r")))
+		return error("%s '%s': cannot read it", kind, path);
+	return config_ini_load(f, kind, path, handler, ctx, err);
+}
+
+int config_file_load(const char *kind, const char *subdir, const char *name,
+		     int (*parse)(const char *, size_t, const char *, void *), void *obj)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[KB_PATH_MAX];
+	int ret = -1;
+	if (resolve(kind, subdir, name, path, sizeof(path)))
+		return -1;
+	if (read_file(path, &sb, 1 << 20) < 0)
+		error("%s '%s': cannot read '%s' (a name in %s/ or a path)", kind, name, path,
+		      subdir);
+	else
+		ret = parse(sb.buf ? sb.buf : "", sb.len, path, obj);
+	sb_release(&sb);
+	return ret;
+}
+
+void config_file_names(const char *path, char *name, char *dir, size_t dirlen)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t bl = strcspn(base, ".");
+	snprintf(dir, dirlen, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	snprintf(name, 64, "%.*s", (int)(bl < 63 ? bl : 63), base);
+}
+
+void config_path(char *out, size_t len, const char *p, const char *dir)
+{
+	const char *home = getenv("HOME");
+	if (!*p)
+		out[0] = '\0';
+	else if (p[0] == '~' && p[1] == '/' && home)
+		snprintf(out, len, "%s/%s", home, p + 2);
+	else if (p[0] == '/')
+		snprintf(out, len, "%s", p);
+	else
+		snprintf(out, len, "%s/%s", dir, p);
+}

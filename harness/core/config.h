@@ -85,5 +85,19 @@ int config_resolve(const char *kind, const char *subdir, const char *name, char 
 int config_ini_load(FILE *f, const char *kind, const char *path,
 		    int (*handler)(void *, const char *, const char *, const char *), void *ctx,
 		    const char *err);
+/* config_ini_load on BUF (LEN bytes, the text of PATH). */
+int config_ini_parse(const char *buf, size_t len, const char *kind, const char *path,
+		     int (*handler)(void *, const char *, const char *, const char *), void *ctx,
+		     const char *err);
+/* config_resolve, the file read (an error naming KIND and NAME, and -1),
+ * then PARSE(its text, length, path, OBJ)'s return. */
+int config_file_load(const char *kind, const char *subdir, const char *name,
+		     int (*parse)(const char *, size_t, const char *, void *), void *obj);
+/* PATH's base name up to its first '.' (at most 63 characters) into NAME
+ * (64 bytes), and its directory into DIR. */
+void config_file_names(const char *path, char *name, char *dir, size_t dirlen);
+/* A path value P of a file in DIR: "~/" is $HOME, a relative path is
+ * taken from DIR, "" stays "". */
+void config_path(char *out, size_t len, const char *p, const char *dir);
 
 #endif

@@ -148,18 +148,6 @@ static int lab_handler(void *user, const char *section, const char *name, const 
 	return 1;
 }
 
-/* P (a file name from the lab file) relative to DIR, ~/ from $HOME. */
-static void lab_path(char *out, size_t len, const char *p, const char *dir)
-{
-	const char *home = getenv("HOME");
-	if (p[0] == '~' && p[1] == '/' && home)
-		snprintf(out, len, "%s/%s", home, p + 2);
-	else if (p[0] == '/')
-		snprintf(out, len, "%s", p);
-	else
-		snprintf(out, len, "%s/%s", dir, p);
-}
-
 /* The tags, each a LAVA name. */
 static int lab_tags(struct lab *l, const char *s, const char *path)
 {
@@ -186,8 +174,6 @@ static int lab_finish(struct lab_ctx *c, const char *path, struct lab *l)
 {
 	const struct lab_raw *r = &c->raw;
 	char dir[KB_PATH_MAX], tmp[KB_PATH_MAX];
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	size_t bl = strcspn(base, ".");
 	if (!c->seen)
 		return error("lab '%s': expected a [lab] section", path);
 	if (!r->url[0] || !r->token_file[0] || !r->artifacts[0] || !r->artifacts_url[0])
@@ -200,11 +186,10 @@ static int lab_finish(struct lab_ctx *c, const char *path, struct lab *l)
 	if (r->artifacts[0] != '/')
 		return error("lab '%s': artifacts: expected an absolute directory, got '%s'", path,
 			     r->artifacts);
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-	snprintf(l->name, sizeof(l->name), "%.*s", (int)(bl < 63 ? bl : 63), base);
+	config_file_names(path, l->name, dir, sizeof(dir));
 	snprintf(l->url, sizeof(l->url), "%s", r->url);
 	slash_end(l->url, sizeof(l->url));
-	lab_path(l->token_file, sizeof(l->token_file), r->token_file, dir);
+	config_path(l->token_file, sizeof(l->token_file), r->token_file, dir);
 	snprintf(l->device_type, sizeof(l->device_type), "%s", r->device_type);
 	snprintf(l->artifacts, sizeof(l->artifacts), "%s", r->artifacts);
 	snprintf(l->artifacts_url, sizeof(l->artifacts_url), "%s", r->artifacts_url);
@@ -214,7 +199,7 @@ static int lab_finish(struct lab_ctx *c, const char *path, struct lab *l)
 	l->poll_interval_s = r->poll_interval;
 	for (int i = 0; i < l->ntemplates; i++) {
 		snprintf(tmp, sizeof(tmp), "%s", l->templates[i].path);
-		lab_path(l->templates[i].path, KB_PATH_MAX, tmp, dir);
+		config_path(l->templates[i].path, KB_PATH_MAX, tmp, dir);
 	}
 	if (l->device_type[0] && !lab_template_for(l, l->device_type))
 		return error("lab '%s': [templates] has no template for device_type %s (a line "
@@ -226,7 +211,6 @@ static int lab_finish(struct lab_ctx *c, const char *path, struct lab *l)
 int lab_parse(const char *buf, size_t len, const char *path, struct lab *l)
 {
 	struct lab_ctx c;
-	FILE *f;
 	memset(l, 0, sizeof(*l));
 	memset(&c, 0, sizeof(c));
 	c.lab = l;
@@ -234,31 +218,20 @@ int lab_parse(const char *buf, size_t len, const char *path, struct lab *l)
 	c.raw.job_timeout = 1800;
 	c.raw.poll_interval = 5;
 	snprintf(l->path, sizeof(l->path), "%s", path);
-	if (!len)
-		buf = "\n", len = 1;
-	if (!(f = fmemopen((void *)buf, len, "r")))
-		return error("lab '%s': cannot read it", path);
-	if (config_ini_load(f, "lab", path, lab_handler, &c, c.err))
+	if (config_ini_parse(buf, len, "lab", path, lab_handler, &c, c.err))
 		return -1;
 	return lab_finish(&c, path, l);
 }
 
+static int parse_any(const char *buf, size_t len, const char *path, void *l)
+{
+	return lab_parse(buf, len, path, l);
+}
+
 int lab_load(const char *name, struct lab *l)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char path[KB_PATH_MAX];
-	int ret;
 	memset(l, 0, sizeof(*l));
-	if (config_resolve("lab", "configs/labs", name, path, sizeof(path)))
-		return -1;
-	if (read_file(path, &sb, 1 << 20) < 0) {
-		sb_release(&sb);
-		return error("lab '%s': cannot read '%s' (a name in configs/labs/ or a path)", name,
-			     path);
-	}
-	ret = lab_parse(sb.buf ? sb.buf : "", sb.len, path, l);
-	sb_release(&sb);
-	return ret;
+	return config_file_load("lab", "configs/labs", name, parse_any, l);
 }
 
 void lab_release(struct lab *l)

@@ -91,20 +91,6 @@ static int target_handler(void *user, const char *section, const char *name, con
 	return 1;
 }
 
-/* P (a file name from the target file) relative to DIR, ~/ from $HOME. */
-static void target_path(char *out, size_t len, const char *p, const char *dir)
-{
-	const char *home = getenv("HOME");
-	if (!*p)
-		out[0] = '\0';
-	else if (p[0] == '~' && p[1] == '/' && home)
-		snprintf(out, len, "%s/%s", home, p + 2);
-	else if (p[0] == '/')
-		snprintf(out, len, "%s", p);
-	else
-		snprintf(out, len, "%s/%s", dir, p);
-}
-
 static void split_argv(struct strvec *v, const char *s)
 {
 	char buf[OPT_STR_MAX], *save = NULL;
@@ -118,8 +104,6 @@ static int target_finish(struct target_ctx *c, const char *path, struct target *
 {
 	const struct target_raw *r = &c->raw;
 	char dir[KB_PATH_MAX];
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	size_t bl = strcspn(base, ".");
 	if (!c->seen)
 		return error("target '%s': expected a [target] section", path);
 	if (!r->host[0])
@@ -127,12 +111,11 @@ static int target_finish(struct target_ctx *c, const char *path, struct target *
 	if (!r->known_hosts[0])
 		return error("target '%s': [target] needs known_hosts, the file with the machine's "
 			     "host key (host keys are checked: host_key = strict or accept-new)", path);
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-	snprintf(t->name, sizeof(t->name), "%.*s", (int)(bl < 63 ? bl : 63), base);
+	config_file_names(path, t->name, dir, sizeof(dir));
 	snprintf(t->host, sizeof(t->host), "%s", r->host);
 	snprintf(t->user, sizeof(t->user), "%s", r->user[0] ? r->user : "root");
-	target_path(t->identity, sizeof(t->identity), r->identity, dir);
-	target_path(t->known_hosts, sizeof(t->known_hosts), r->known_hosts, dir);
+	config_path(t->identity, sizeof(t->identity), r->identity, dir);
+	config_path(t->known_hosts, sizeof(t->known_hosts), r->known_hosts, dir);
 	snprintf(t->scratch, sizeof(t->scratch), "%s", r->scratch);
 	t->port = r->port;
 	t->host_key = r->host_key;
@@ -147,38 +130,26 @@ static int target_finish(struct target_ctx *c, const char *path, struct target *
 int target_parse(const char *buf, size_t len, const char *path, struct target *t)
 {
 	struct target_ctx c;
-	FILE *f;
 	memset(t, 0, sizeof(*t));
 	memset(&c, 0, sizeof(c));
 	c.raw.port = 22;
 	c.raw.boot_timeout = 300;
 	c.raw.ssh_timeout = 30;
 	snprintf(t->path, sizeof(t->path), "%s", path);
-	if (!len)
-		buf = "\n", len = 1;
-	if (!(f = fmemopen((void *)buf, len, "r")))
-		return error("target '%s': cannot read it", path);
-	if (config_ini_load(f, "target", path, target_handler, &c, c.err))
+	if (config_ini_parse(buf, len, "target", path, target_handler, &c, c.err))
 		return -1;
 	return target_finish(&c, path, t);
 }
 
+static int parse_any(const char *buf, size_t len, const char *path, void *t)
+{
+	return target_parse(buf, len, path, t);
+}
+
 int target_load(const char *name, struct target *t)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char path[KB_PATH_MAX];
-	int ret;
 	memset(t, 0, sizeof(*t));
-	if (config_resolve("target", "configs/targets", name, path, sizeof(path)))
-		return -1;
-	if (read_file(path, &sb, 1 << 20) < 0) {
-		sb_release(&sb);
-		return error("target '%s': cannot read '%s' (a name in configs/targets/ or a path)",
-			     name, path);
-	}
-	ret = target_parse(sb.buf ? sb.buf : "", sb.len, path, t);
-	sb_release(&sb);
-	return ret;
+	return config_file_load("target", "configs/targets", name, parse_any, t);
 }
 
 void target_release(struct target *t)

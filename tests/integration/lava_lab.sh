@@ -130,5 +130,12 @@ if [ -n "$left$named" ]; then
 else
 	ok "no process left"
 fi
-[ -e "/etc/lava-server/dispatcher.d/kbench-lab-$port" ] && bad "the worker's env.yaml directory is left"
+if [ -e "/etc/lava-server/dispatcher.d/kbench-lab-$port" ]; then
+	bad "the worker's env.yaml directory is left"
+else
+	ok "no worker configuration left"
+fi
+# the dispatcher's directories of this lab's jobs (ids from PORT*1000 on)
+jobdirs=$(ls -d /var/lib/lava/dispatcher/tmp/$port[0-9][0-9][0-9] 2>/dev/null)
+[ -z "$jobdirs" ] && ok "no job directory left" || bad "job directories left: $jobdirs"
 finish

@@ -121,9 +121,11 @@ write_config() {
 	set -- $gk
 	mkdir -p "$dir/devices" "$dir/health-checks" "$dir/media" "$dir/log" "$dir/run" "$dir/worker"
 	[ ! -e "$etc_dispatcher/$worker" ] || die "$etc_dispatcher/$worker exists: another lab on port $port?"
-	mkdir -p "$etc_dispatcher/$worker"
+	mkdir -p "$etc_dispatcher/$worker" "$cache/guestfs"
 	echo "$worker" >"$dir/run/worker_name"
-	# libguestfs (overlay disks) on TCG with kbench's cached kernel
+	# libguestfs (overlay disks) on TCG with kbench's cached kernel; its
+	# appliance (about a minute to build) cached in kbench's cache, not
+	# in /var/tmp
 	cat >"$etc_dispatcher/$worker/env.yaml" <<EOF
 purge: true
 overrides:
@@ -135,6 +137,7 @@ overrides:
   SUPERMIN_KERNEL_VERSION: $3
   LIBGUESTFS_BACKEND: direct
   LIBGUESTFS_BACKEND_SETTINGS: force_tcg
+  LIBGUESTFS_CACHEDIR: $cache/guestfs
 EOF
 	for d in $devices; do
 		cat >"$dir/devices/$d.jinja2" <<EOF
