@@ -118,12 +118,21 @@ t=$(date +%s)
 pids="$(cat "$dir"/run/*.pid) $(head -1 "$dir/pg/data/postmaster.pid")"
 sh "$lab" stop "$dir"
 echo "lab stopped in $(($(date +%s) - t)) s"
-left=""
-for p in $pids; do
-	{ kill -s 0 -- "-$p" || kill -s 0 "$p"; } 2>/dev/null && left="$left $p"
+# a process that is left: one of those pids or their process groups, not
+# a zombie (an exited process whose parent, maybe a PID 1 that reaps late,
+# has not reaped it yet: seen here with PostgreSQL's postmaster)
+live() {
+	ps -eo pid=,pgid=,stat= | awk -v p="$1" '($1 == p || $2 == p) && $3 !~ /^Z/ { print $1 }'
+}
+i=0
+while :; do
+	left=""
+	for p in $pids; do left="$left$(live "$p" | tr '\n' ' ')"; done
+	named=$(pgrep -r R,S,D,T -f "$daemons" | sort | { [ -n "$before" ] && grep -vxF "$before" || cat; })
+	[ -z "$left$named" ] || [ $i -ge 10 ] && break
+	i=$((i + 1))
+	sleep 1
 done
-sleep 1
-named=$(pgrep -f "$daemons" | sort | { [ -n "$before" ] && grep -vxF "$before" || cat; })
 if [ -n "$left$named" ]; then
 	bad "processes of the lab are left:"
 	ps -o pid,pgid,cmd -p "$(echo $left $named | tr ' ' ',')"
