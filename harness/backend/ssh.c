@@ -55,6 +55,7 @@ static struct {
 	char dir[128];        /* this iteration's /var/tmp/kbench-XXXXXXXX */
 	char release[128];    /* the variant's kernel release there */
 	char scratch[OPT_STR_MAX]; /* the scratch directory, "" = none */
+	char initrd[200];     /* this iteration's initrd there */
 } S = { .host_lock = -1 };
 
 struct ssh_guest {
@@ -260,10 +261,17 @@ static const char lock_script[] =
 	"echo \"$d\"\n"
 	"[ -e \"/lib/modules/$2\" ] && echo present || echo absent\n";
 
+/* The initrd cache on the machine: one directory per content key (the
+ * kernel, its modules and config: the host's sha256), holding initrd.img
+ * and "machine", the fingerprint of what mkinitramfs read there. */
+#define CACHE_DIR "/var/tmp/kbench-cache"
+
 /* The modules (when kbench put them there), the initrd, the scratch
- * directory. $1 dir, $2 release, $3 scratch or "". */
+ * directory. $1 dir, $2 release, $3 scratch or "", $4 the content key,
+ * $5 initrds kept (0: made in $1, not kept). Its last line: "initrd
+ * made|cached PATH". */
 static const char install_script[] =
-	"d=$1 r=$2 s=$3\n"
+	"d=$1 r=$2 s=$3 k=$4 n=$5 c=" CACHE_DIR "\n"
 	"chmod 755 \"$d/kbench-agent\" || exit 3\n"
 	"if [ -f \"$d/modules.tar\" ]; then\n"
 	"  mkdir \"/lib/modules/$r\" && echo \"$r\" >\"$d/modules-created\" &&\n"
@@ -273,16 +281,39 @@ static const char install_script[] =
 	"if [ -f \"$d/config\" ] && [ ! -e \"/boot/config-$r\" ]; then\n"
 	"  cp \"$d/config\" \"/boot/config-$r\" && echo \"$r\" >\"$d/config-created\" || exit 3\n"
 	"fi\n"
-	"mkinitramfs -o \"$d/initrd.img\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 || { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
-	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n";
+	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n"
+	"mk() {\n"
+	"  mkinitramfs -o \"$1.tmp\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 && mv \"$1.tmp\" \"$1\" ||\n"
+	"    { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
+	"}\n"
+	"[ \"$n\" -gt 0 ] || { mk \"$d/initrd.img\"; echo \"initrd made $d/initrd.img\"; exit 0; }\n"
+	/* what mkinitramfs reads on the machine: its packages, its config,
+	 * and modules kbench did not put there */
+	"f=$( { dpkg-query -W initramfs-tools initramfs-tools-core busybox klibc-utils udev kmod 2>/dev/null\n"
+	"  find /etc/initramfs-tools -type f -exec sha256sum {} + 2>/dev/null | sort\n"
+	"  [ -f \"$d/modules-created\" ] || find \"/lib/modules/$r\" -name '*.ko*' -printf '%P %s %T@\\n' 2>/dev/null | sort\n"
+	"} | sha256sum | cut -c1-64)\n"
+	"e=$c/$k\n"
+	"if [ -f \"$e/initrd.img\" ] && [ \"$(cat \"$e/machine\" 2>/dev/null)\" = \"$f\" ]; then\n"
+	"  touch \"$e\"; w=cached\n"
+	"else\n"
+	"  rm -rf \"$e\"; mkdir -p \"$e\" || exit 4\n"
+	"  mk \"$e/initrd.img\"; echo \"$f\" >\"$e/machine\"; w=made\n"
+	"fi\n"
+	/* the N most recently used kept */
+	"i=0\n"
+	"for x in $(ls -1dt \"$c\"/*/); do i=$((i + 1)); [ $i -le \"$n\" ] || rm -rf \"$x\"; done\n"
+	"echo \"initrd $w $e/initrd.img\"\n";
 
-/* Everything kbench made there. $1 dir, $2 release, $3 scratch or "". */
+/* Everything kbench made there. $1 dir, $2 release, $3 scratch or "",
+ * $4 initrds kept (0: the cache goes too). */
 static const char remove_script[] =
-	"d=$1 r=$2 s=$3\n"
+	"d=$1 r=$2 s=$3 n=$4\n"
 	"case \"$d\" in /var/tmp/kbench-*) ;; *) exit 3 ;; esac\n"
 	"[ -n \"$r\" ] && [ -f \"$d/modules-created\" ] && [ \"$(cat \"$d/modules-created\")\" = \"$r\" ] && rm -rf \"/lib/modules/$r\"\n"
 	"[ -n \"$r\" ] && [ -f \"$d/config-created\" ] && [ \"$(cat \"$d/config-created\")\" = \"$r\" ] && rm -f \"/boot/config-$r\"\n"
 	"rm -rf \"$d\"\n"
+	"[ \"$n\" != 0 ] || rm -rf " CACHE_DIR "\n"
 	"[ -z \"$s\" ] || rm -rf \"$s/kbench-scratch\"\n"
 	"rm -rf " LOCK_DIR "\n";
 
@@ -315,7 +346,9 @@ static int modules_tar(const struct boot_params *p, char *tar, size_t len, char 
 static void remove_ours(void)
 {
 	struct strbuf out = STRBUF_INIT;
-	const char *args[] = { S.dir, S.release, S.scratch, NULL };
+	char n[16];
+	const char *args[] = { S.dir, S.release, S.scratch, n, NULL };
+	snprintf(n, sizeof(n), "%d", S.t.initrd_cache);
 	if (!S.dir[0])
 		return;
 	if (remote_sh(remove_script, args, NULL, 120, &out))
@@ -325,13 +358,64 @@ static void remove_ours(void)
 	sb_release(&out);
 }
 
+/* The initrd's content key: the kernel, its modules (the tar kbench
+ * copies there; "machine" when the machine's own are used) and config. */
+static int initrd_key(const struct boot_params *p, const char *tar, char key[65], char *err,
+		      size_t errlen)
+{
+	char k[65], m[65] = "machine", c[65] = "none";
+	struct strbuf sb = STRBUF_INIT;
+	if (sha256_file_hex(p->kernel, k) || (tar[0] && sha256_file_hex(tar, m)) ||
+	    (p->kconfig && *p->kconfig && sha256_file_hex(p->kconfig, c))) {
+		snprintf(err, errlen, "cannot read the kernel, modules or config of %s (its initrd's key)",
+			 p->release);
+		return -1;
+	}
+	sb_addf(&sb, "kbench initrd 1\nkernel %s\nmodules %s\nconfig %s\n", k, m, c);
+	sha256_hex(sb.buf, sb.len, key);
+	sb_release(&sb);
+	return 0;
+}
+
+/* Modules, config, scratch and the initrd there (made, or reused from the
+ * machine's cache); its path into S.initrd. */
+static int install(const struct boot_params *p, const char *tar, double t0, char *err,
+		   size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	char key[65], n[16], how[16] = "", *last;
+	const char *args[] = { S.dir, p->release, p->scratch_dir ? p->scratch_dir : "", key, n, NULL };
+	int r = -1;
+	snprintf(n, sizeof(n), "%d", S.t.initrd_cache);
+	if (initrd_key(p, tar, key, err, errlen))
+		return -1;
+	if (remote_sh(install_script, args, NULL, 900, &out)) {
+		snprintf(err, errlen, "%s: cannot install the kernel: %s", machine(),
+			 out.buf ? out.buf : "ssh failed");
+		goto out;
+	}
+	last = strrchr(out.buf ? out.buf : "", '\n');
+	last = last ? last + 1 : out.buf ? out.buf : "";
+	if (sscanf(last, "initrd %15s %199s", how, S.initrd) != 2 ||
+	    strncmp(S.initrd, "/var/tmp/kbench-", 16) || strchr(S.initrd, '\'')) {
+		snprintf(err, errlen, "%s: no initrd made: %.300s", machine(), out.buf ? out.buf : "");
+		goto out;
+	}
+	info("kbench: %s: initrd %s (%s); ready to kexec %s after %.0f s", machine(),
+	     strcmp(how, "cached") ? "made there" : "reused from the machine's cache", S.initrd,
+	     p->release, now_mono() - t0);
+	r = 0;
+out:
+	sb_release(&out);
+	return r;
+}
+
 /* Lock, directory, agent, kernel, modules, initrd. */
 static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 {
 	struct strbuf out = STRBUF_INIT;
 	char owner[300];
 	const char *largs[] = { owner, p->release ? p->release : "", NULL };
-	const char *iargs[] = { S.dir, p->release, p->scratch_dir ? p->scratch_dir : "", NULL };
 	char to[256], tar[KB_PATH_MAX] = "";
 	int absent, r = -1;
 	double t0 = now_mono();
@@ -372,16 +456,9 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	snprintf(to, sizeof(to), "%s/modules.tar", S.dir);
 	if (absent && (modules_tar(p, tar, sizeof(tar), err, errlen) || upload(tar, to, err, errlen)))
 		goto out;
-	info("kbench: %s: kernel%s copied in %.0f s; making its initrd there", machine(),
-	     absent ? " and modules" : "", now_mono() - t0);
-	sb_reset(&out);
-	if (remote_sh(install_script, iargs, NULL, 900, &out)) {
-		snprintf(err, errlen, "%s: cannot install the kernel: %s", machine(),
-			 out.buf ? out.buf : "ssh failed");
-		goto out;
-	}
-	info("kbench: %s: ready to kexec %s after %.0f s", machine(), p->release, now_mono() - t0);
-	r = 0;
+	info("kbench: %s: kernel%s copied in %.0f s", machine(), absent ? " and modules" : "",
+	     now_mono() - t0);
+	r = install(p, tar, t0, err, errlen);
 out:
 	if (tar[0])
 		unlink(tar);
@@ -475,7 +552,7 @@ static int kexec_boot(struct ssh_guest *q, const struct boot_params *p, struct g
 	const char *skip = getenv("KBENCH_TEST_SSH_NO_KEXEC");
 	int r;
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", S.dir);
-	snprintf(initrd, sizeof(initrd), "--initrd=%s/initrd.img", S.dir);
+	snprintf(initrd, sizeof(initrd), "--initrd=%s", S.initrd);
 	if (kexec_cmdline(p, &cl) || boot_id(q->boot_id, sizeof(q->boot_id), S.t.ssh_timeout_s)) {
 		sb_release(&cl);
 		snprintf(g->err, sizeof(g->err), "%s: no answer over ssh before the kexec", machine());

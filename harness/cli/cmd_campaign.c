@@ -33,7 +33,7 @@ static const char campaign_usage[] =
 	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
 	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S] [--boot-retries N]\n"
 	"         [--backend NAME] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
-	"         [--busy-wait S]\n"
+	"         [--busy-wait S] [--target NAME [--keep]] [--scratch DIR]\n"
 	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
 	"  runs every variant interleaved: iteration i of every variant before\n"
 	"  iteration i+1 of any, in an order shuffled per round (seeded, recorded);\n"
@@ -94,6 +94,13 @@ json_object *campaign_guest_json(const struct run_opts *ro)
 		json_object_object_add(g, "boot_retries", json_object_new_int(ro->boot_retries));
 	if (ro->backend)
 		json_object_object_add(g, "backend", json_object_new_string(ro->backend));
+	/* where: --resume runs on the same machine */
+	if (ro->target)
+		json_object_object_add(g, "target", json_object_new_string(ro->target));
+	if (ro->keep)
+		json_object_object_add(g, "keep", json_object_new_boolean(1));
+	if (ro->scratch)
+		json_object_object_add(g, "scratch", json_object_new_string(ro->scratch));
 	return g;
 }
 
@@ -117,6 +124,9 @@ int campaign_guest_read(json_object *g, const char *path, struct run_opts *ro)
 		ro->boot_retries_set = 1;
 	}
 	ro->backend = jstr(g, "backend");
+	ro->target = jstr(g, "target");
+	ro->keep = json_object_get_boolean(jget(g, "keep"));
+	ro->scratch = jstr(g, "scratch");
 	return 0;
 }
 

@@ -13,7 +13,7 @@ struct target_raw {
 	char host[OPT_STR_MAX], user[OPT_STR_MAX], identity[OPT_STR_MAX];
 	char known_hosts[OPT_STR_MAX], power_cycle[OPT_STR_MAX], console[OPT_STR_MAX];
 	char scratch[OPT_STR_MAX];
-	int port, host_key, boot, boot_timeout, ssh_timeout;
+	int port, host_key, boot, boot_timeout, ssh_timeout, initrd_cache;
 };
 
 static const char *const host_keys[] = { "strict", "accept-new", NULL };
@@ -33,6 +33,8 @@ static const struct opt_def target_opts[] = {
 	{ "scratch", OPT_STRING, TO(scratch), 0, 0, NULL, "dbench's directory or block device" },
 	{ "boot_timeout", OPT_INT, TO(boot_timeout), 5, 3600, NULL, "seconds to come back" },
 	{ "ssh_timeout", OPT_INT, TO(ssh_timeout), 1, 600, NULL, "seconds per ssh connection" },
+	{ "initrd_cache", OPT_INT, TO(initrd_cache), 0, 64, NULL,
+	  "initrds kept on the machine between runs (0: none)" },
 	OPT_END
 };
 #undef TO
@@ -69,7 +71,7 @@ static int target_handler(void *user, const char *section, const char *name, con
 	if (!(d = opt_find(target_opts, name))) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: host, port, user, identity, known_hosts, host_key, "
-			 "boot, power_cycle, console, scratch, boot_timeout, ssh_timeout)", name);
+			 "boot, power_cycle, console, scratch, boot_timeout, ssh_timeout, initrd_cache)", name);
 		return 0;
 	}
 	if (opt_set(&c->raw, d, value, err, sizeof(err))) {
@@ -122,6 +124,7 @@ static int target_finish(struct target_ctx *c, const char *path, struct target *
 	t->boot = r->boot;
 	t->boot_timeout_s = r->boot_timeout;
 	t->ssh_timeout_s = r->ssh_timeout;
+	t->initrd_cache = r->initrd_cache;
 	split_argv(&t->power_cycle, r->power_cycle);
 	split_argv(&t->console, r->console);
 	return 0;
@@ -135,6 +138,7 @@ int target_parse(const char *buf, size_t len, const char *path, struct target *t
 	c.raw.port = 22;
 	c.raw.boot_timeout = 300;
 	c.raw.ssh_timeout = 30;
+	c.raw.initrd_cache = 2;
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	if (config_ini_parse(buf, len, "target", path, target_handler, &c, c.err))
 		return -1;

@@ -14,6 +14,7 @@
  *   scratch = /srv/kbench-scratch
  *   boot_timeout = 300
  *   ssh_timeout = 30
+ *   initrd_cache = 2           ; initrds kept on it between runs
  *
  * power_cycle and console are argv lists split at spaces and tabs, as
  * suites split their lists: no shell and no quoting.
@@ -42,6 +43,7 @@ struct target {
 	char scratch[OPT_STR_MAX];  /* a directory or a block device */
 	int boot_timeout_s;
 	int ssh_timeout_s;
+	int initrd_cache;           /* initrds kept in its /var/tmp/kbench-cache */
 };
 
 /* Load NAME (configs/targets/NAME.ini) or a path into T. 0, or -1 after an

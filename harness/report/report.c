@@ -1128,7 +1128,7 @@ static void environment(struct strbuf *sb, const struct comparison *c)
 		{ "cmdline", "kernel command line" }, { "dmi_vendor", "vendor" },
 		{ "dmi_product", "product" },
 	};
-	json_object *first = c->in->v[0].doc, *m = jobj(jobj(first, "host"), "machine");
+	json_object *first = c->in->v[0].doc, *m = cmp_inputs_machine(c->in);
 	char buf[1024];
 	sb_adds(sb, "<h2 id=\"env\">Environment</h2><div class=\"grid env\"><div class=\"card\">"
 		"<h3 style=\"margin-top:0\">Host</h3><dl class=\"kv wide\">");
@@ -1284,7 +1284,7 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	sb_adds(sb, "</b> &#183; accelerator <b>");
 	esc(sb, c->accel);
 	sb_addf(sb, "</b> &#183; %s</p>", created);
-	machine_line(jobj(jobj(c->in->v[0].doc, "host"), "machine"), mline, sizeof(mline));
+	machine_line(cmp_inputs_machine(c->in), mline, sizeof(mline));
 	if (*mline) {
 		sb_adds(sb, "<p class=\"sub\">machine <b>");
 		esc(sb, mline);

@@ -522,12 +522,16 @@ static enum iter_outcome iteration_boot(struct iter *it, struct guest *g)
 	char err[600];
 	struct test_ctx tc = { .bp = it->bp };
 	const char *keep = it->bp->cmdline;
+	double t;
 	int r;
 	if (mkdir_p(it->rawdir, 0755))
 		return iteration_fail(it, IT_SETUP_FAILED, "cannot create the raw output directory");
 	it->bp->console_log = it->console;
+	t = now_mono();
 	if (it->bk->prepare && it->bk->prepare(it->bp, err, sizeof(err)))
 		return iteration_fail(it, IT_SETUP_FAILED, err);
+	/* the backend's part before the boot (ssh: copies, the initrd) */
+	json_object_object_add(it->ij, "prepare_s", json_object_new_double(now_mono() - t));
 	guest_init(g, it->bk);
 	test_hook(TEST_BEFORE_BOOT, &tc);
 	r = guest_boot(g, it->bp);

@@ -200,6 +200,16 @@ int cmp_inputs_add(struct cmp_inputs *in, const char *arg, const char *group)
 	return ret;
 }
 
+json_object *cmp_inputs_machine(const struct cmp_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		json_object *m = jget(jget(in->v[i].doc, "host"), "machine");
+		if (json_object_is_type(m, json_type_object))
+			return m;
+	}
+	return NULL;
+}
+
 void cmp_inputs_release(struct cmp_inputs *in)
 {
 	for (size_t i = 0; i < in->n; i++) {
@@ -373,7 +383,7 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 	static const char *const soft[][2] = {
 		{ "host", "qemu" }, { "host", "kernel" }, { "kbench", "version" },
 	};
-	json_object *first = in->v[0].doc;
+	json_object *first = in->v[0].doc, *m0 = cmp_inputs_machine(in);
 	int bad = 0;
 	char why[1024], mwhy[512];
 
@@ -386,8 +396,7 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 			refused = suite_differs(d, first, why, sizeof(why));
 		/* named also beside another difference (an ssh run's machine
 		 * beside a QEMU run's backend) */
-		if (machine_differs(jget(jget(d, "host"), "machine"), jget(jget(first, "host"), "machine"),
-				    mwhy, sizeof(mwhy))) {
+		if (machine_differs(jget(jget(d, "host"), "machine"), m0, mwhy, sizeof(mwhy))) {
 			size_t l = refused ? strlen(why) : 0;
 			snprintf(why + l, sizeof(why) - l, "%smachine: %s", refused ? "; " : "", mwhy);
 			refused = 1;

@@ -72,6 +72,9 @@ struct cmp_inputs {
  */
 int cmp_inputs_add(struct cmp_inputs *in, const char *arg, const char *group);
 void cmp_inputs_release(struct cmp_inputs *in);
+/* host.machine of the first input that recorded one (a run whose every
+ * iteration failed on a target has none), or NULL. */
+json_object *cmp_inputs_machine(const struct cmp_inputs *in);
 
 enum cmp_verdict {
 	CMP_BASELINE,    /* the baseline itself */

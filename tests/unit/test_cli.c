@@ -189,11 +189,26 @@ static void test_campaign_guest(void **state)
 	(void)state;
 	assert_string_equal(jstr(g, "accel"), "tcg");
 	assert_string_equal(jstr(g, "backend"), "fake");
+	assert_null(jget(g, "target"));
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(campaign_guest_read(g, "c.json", &r), 0);
 	assert_int_equal(r.accel, ACCEL_TCG);
 	assert_int_equal(r.vcpus, 2);
 	assert_string_equal(r.backend, "fake");
+	assert_null(r.target);
+	assert_int_equal(r.keep, 0);
+	json_object_put(g);
+	/* a campaign on a remote machine: --resume goes back to it */
+	o.backend = "ssh";
+	o.target = "lab1";
+	o.keep = 1;
+	o.scratch = "/srv/s";
+	g = campaign_guest_json(&o);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(campaign_guest_read(g, "c.json", &r), 0);
+	assert_string_equal(r.target, "lab1");
+	assert_int_equal(r.keep, 1);
+	assert_string_equal(r.scratch, "/srv/s");
 	json_object_put(g);
 	/* written before accel was a name: its enum number, still read */
 	old = json_tokener_parse("{\"vcpus\": 1, \"mem_mb\": 0, \"boot_timeout_s\": 0, \"accel\": 1}");

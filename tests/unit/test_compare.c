@@ -233,6 +233,36 @@ static void test_mixed_machines(void **state)
 	gsl_rng_free(r);
 }
 
+/* The first run has no facts (a campaign's variant whose every iteration
+ * failed on the target): the others are still held to one machine, the
+ * first that recorded one, and the report names it. */
+static void test_machine_first_without(void **state)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct synth_opts s0 = { .variant = "a", .iterations = 3 };
+	struct synth_opts s1 = { .variant = "b", .iterations = 3 };
+	struct synth_opts s2 = { .variant = "c", .iterations = 3 };
+	(void)state;
+	gsl_rng_set(r, 6);
+	cmp_opts_init(&o);
+	add_doc(&in, synth_doc(&s0, synth_quick, SYNTH_QUICK_N, r), "a.json", NULL);
+	add_doc(&in, with_machine(synth_doc(&s1, synth_quick, SYNTH_QUICK_N, r), 2), "b.json", NULL);
+	assert_ptr_equal(cmp_inputs_machine(&in), json_object_object_get(
+							  json_object_object_get(in.v[1].doc, "host"), "machine"));
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	comparison_release(&c);
+	add_doc(&in, with_machine(synth_doc(&s2, synth_quick, SYNTH_QUICK_N, r), 4), "c.json", NULL);
+	assert_int_equal(comparison_build(&c, &in, &o), -1);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	assert_null(cmp_inputs_machine(&in));
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
 /* Runs that do not belong together are refused, or with force flagged. */
 static void test_mixed_inputs(void **state)
 {
@@ -727,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_directions),
 		cmocka_unit_test(test_mixed_inputs),
 		cmocka_unit_test(test_mixed_machines),
+		cmocka_unit_test(test_machine_first_without),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_histograms),
 		cmocka_unit_test(test_small_and_failed),

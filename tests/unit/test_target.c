@@ -55,6 +55,14 @@ static void test_defaults(void **state)
 	assert_int_equal(t.boot, TB_KEXEC);
 	assert_int_equal(t.boot_timeout_s, 300);
 	assert_int_equal(t.power_cycle.n, 0);
+	assert_int_equal(t.initrd_cache, 2);
+	target_release(&t);
+	ini = "[target]\nhost = h\nknown_hosts = /k\ninitrd_cache = 0\n";
+	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), 0);
+	assert_int_equal(t.initrd_cache, 0);
+	target_release(&t);
+	ini = "[target]\nhost = h\nknown_hosts = /k\ninitrd_cache = 65\n";
+	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), -1);
 	target_release(&t);
 	assert_int_equal(target_parse("", 0, "/x/empty.ini", &t), -1);
 	target_release(&t);
