@@ -1,8 +1,11 @@
 /* ssh.c - the ssh backend: a remote machine described by a target file
  * (core/target.h), driven as ktest drives one. Per iteration: the
  * variant's kernel, its modules (under /lib/modules/RELEASE only when that
- * is absent) and an initrd made there by the machine's own mkinitramfs go
- * into a fresh /var/tmp/kbench-XXXXXXXX; the kernel is loaded with kexec
+ * is absent) go into a fresh /var/tmp/kbench-XXXXXXXX, and an initrd is
+ * made by the machine's own mkinitramfs into its cache (/var/tmp/kbench-
+ * cache/KEY, KEY the sha256 of the kernel, modules and config; the target
+ * file's initrd_cache most recent kept, reused while what mkinitramfs
+ * read there is unchanged); the kernel is loaded with kexec
  * and executed; kbench waits for the machine to come back (a new boot id),
  * checks the kernel release and command line, and runs the static agent
  * over ssh (its stdio transport) with the machine's own userspace. After
@@ -268,8 +271,7 @@ static const char lock_script[] =
 
 /* The modules (when kbench put them there), the initrd, the scratch
  * directory. $1 dir, $2 release, $3 scratch or "", $4 the content key,
- * $5 initrds kept (0: made in $1, not kept). Its last line: "initrd
- * made|cached PATH". */
+ * $5 initrds kept after the run. Its last line: "initrd made|cached PATH". */
 static const char install_script[] =
 	"d=$1 r=$2 s=$3 k=$4 n=$5 c=" CACHE_DIR "\n"
 	"chmod 755 \"$d/kbench-agent\" || exit 3\n"
@@ -286,7 +288,6 @@ static const char install_script[] =
 	"  mkinitramfs -o \"$1.tmp\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 && mv \"$1.tmp\" \"$1\" ||\n"
 	"    { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
 	"}\n"
-	"[ \"$n\" -gt 0 ] || { mk \"$d/initrd.img\"; echo \"initrd made $d/initrd.img\"; exit 0; }\n"
 	/* what mkinitramfs reads on the machine: its packages, its config,
 	 * and modules kbench did not put there */
 	"f=$( { dpkg-query -W initramfs-tools initramfs-tools-core busybox klibc-utils udev kmod 2>/dev/null\n"
@@ -300,9 +301,10 @@ static const char install_script[] =
 	"  rm -rf \"$e\"; mkdir -p \"$e\" || exit 4\n"
 	"  mk \"$e/initrd.img\"; echo \"$f\" >\"$e/machine\"; w=made\n"
 	"fi\n"
-	/* the N most recently used kept */
+	/* the N most recently used kept (this one at least: with 0, the
+	 * cleanup removes the cache) */
 	"i=0\n"
-	"for x in $(ls -1dt \"$c\"/*/); do i=$((i + 1)); [ $i -le \"$n\" ] || rm -rf \"$x\"; done\n"
+	"for x in $(ls -1dt \"$c\"/*/); do i=$((i + 1)); [ $i -le \"$n\" ] || [ $i = 1 ] || rm -rf \"$x\"; done\n"
 	"echo \"initrd $w $e/initrd.img\"\n";
 
 /* Everything kbench made there. $1 dir, $2 release, $3 scratch or "",
@@ -759,6 +761,8 @@ static const char doctor_script[] =
 	"  case $n in /*) [ -e \"$n\" ] ;; *) command -v \"$n\" >/dev/null ;; esac &&\n"
 	"    ok \"workload tool: $n\" || bad \"workload tool: $n not found: install $p on the machine\"\n"
 	"done\n"
+	"if [ -d " CACHE_DIR " ]; then ok \"initrd cache: $(ls " CACHE_DIR " | wc -l) initrd(s), $(du -sm " CACHE_DIR " | cut -f1) MiB in " CACHE_DIR "\"\n"
+	"else ok 'initrd cache: empty'; fi\n"
 	"if [ -d " LOCK_DIR " ]; then bad \"lock: in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"\n"
 	"else ok 'lock: no kbench run on the machine'; fi\n";
 

@@ -7,18 +7,21 @@
 #    exit 2: ssh refused (a closed port), a changed host key, a scratch
 #    that is the mounted root (/ and the root device);
 #  - and nothing of kbench's left on it, its default kernel running.
-#  - a smoke run kexec'd into Debian 13's 6.12: results valid, with the
-#    machine's facts; the machine back on its default kernel after it;
-#  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
-#    it reboot instead of kexec): a failed iteration that says so.
 #  - kbench doctor --target: the lab passes; a bad scratch and a changed
 #    host key fail with what to do;
-#  - the smoke run's host.machine is the lab's (its agent's facts), so
-#    compare refuses it beside a QEMU run on this host (a captured one);
-#  - a variant that panics after the kexec (init=/bin/false panic=0): the
-#    power-cycle command brings the machine back, the iteration fails with
-#    the panic in its console excerpt, the machine ends on its default
-#    kernel with nothing left.
+#  - a campaign of two variants on it (kbench campaign --target), the
+#    first a variant that panics after the kexec (init=/bin/false
+#    panic=0): the power-cycle command brings the machine back, that
+#    iteration fails with the panic in its console excerpt, and the run
+#    goes on: the second, Debian 13's 6.12, gives valid results with the
+#    lab's facts in host.machine (compare refuses it beside a captured
+#    QEMU run on this host; the report names the lab), with the initrd
+#    the first made (the machine's initrd cache: made once, reused);
+#    after it the machine is on its default kernel, nothing left but the
+#    cache;
+#  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
+#    it reboot instead of kexec): a failed iteration that says so; with
+#    initrd_cache = 0 the cache is used, then removed: nothing left.
 # One lab VM boot is shared by every case.
 . "$(dirname "$0")/../lib.sh"
 start=$(date +%s)
@@ -81,14 +84,18 @@ duration = 5
 duration = 5
 interval = 1000
 EOF
-# nothing of kbench's on the lab machine, and its default kernel runs
+# nothing of kbench's on the lab machine (with "kept": but its initrd
+# cache, one initrd), and its default kernel runs
 clean_lab() {
 	left=$(on_lab 'ls -d /var/tmp/kbench* /lib/modules/6.12* /boot/config-6.12* /srv/kbench-scratch/* 2>/dev/null')
+	cached=$(on_lab 'ls /var/tmp/kbench-cache/*/initrd.img 2>/dev/null | wc -l')
+	want=0
+	[ "${2:-}" = kept ] && { left=$(echo "$left" | grep -vx /var/tmp/kbench-cache); want=1; }
 	now=$(on_lab uname -r)
-	if [ -z "$left" ] && [ "$now" = "$default" ]; then
-		ok "$1: lab machine on $now, nothing of kbench's left"
+	if [ -z "$left" ] && [ "$now" = "$default" ] && [ "$cached" = "$want" ]; then
+		ok "$1: lab machine on $now, nothing of kbench's left${2:+ but its initrd cache}"
 	else
-		bad "$1: lab machine on $now (default $default); left: $left"
+		bad "$1: lab machine on $now (default $default); left: $left; cached initrds: $cached"
 	fi
 }
 run() { "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" --reports "$tmp/r" --boot-retries 0 "$@"; }
@@ -129,52 +136,17 @@ expect_exit 1 "$KB" doctor --target "$tmp/hostkey.ini"
 expect_out "^FAIL ssh .*Host key verification failed"
 expect_out "host key is not the one in known_hosts"
 
-# the smoke run: kexec into Debian 13's 6.12 (the lab runs Debian 12's
-# 6.1), the suite run by the agent over ssh, results valid with the
-# machine's facts, the machine back on its default kernel, nothing left
-t1=$(date +%s)
-expect_exit 0 run --target "$tmp/lab.ini" --run-id smoke
-res="$tmp/r/runs/smoke/results.json"
-expect_exit 0 "$KB" validate "$res"
-expect_exit 0 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --exit-status 0 "$res"
-python3 - "$res" "$default" >"$tmp/o" 2>&1 <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-here = int(open("/proc/meminfo").read().split()[1])
-assert d["host"]["backend"] == "ssh", d["host"]["backend"]
-rel = d["variant"]["kernel_release"]
-assert rel.startswith("6.12.") and rel != sys.argv[2], rel
-it = d["iterations"][0]
-assert it["status"] == "ok", it.get("error")
-mf = it["guest"]["machine_facts"]
-for k in ("cpu_model", "threads", "mem_kb", "cmdline"):
-    assert mf.get(k) not in (None, ""), k
-# host.machine: the machine that ran the workloads (the lab), not this host
-hm = d["host"].get("machine")
-assert hm == mf, ("host.machine is not the lab's facts", hm, mf)
-assert hm["mem_kb"] != here, ("host.machine has this host's memory", hm["mem_kb"])
-print("kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs,", mf["mem_kb"], "kB: host.machine")
-PY
-[ $? = 0 ] && ok "$(cat "$tmp/o")" || { bad "smoke results"; cat "$tmp/o"; }
-echo "smoke run on the lab machine: $(($(date +%s) - t1)) s"
-clean_lab "smoke run"
-# beside a QEMU run on this host (a captured one): another machine
-expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
-expect_out "machine: CPU model"
-
-# the machine comes back on the wrong kernel (a kexec that silently
-# falls back to a reboot): a failed iteration saying so, never a result
-expect_exit 1 env KBENCH_TEST_SSH_NO_KEXEC=1 "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" \
-	--reports "$tmp/r" --boot-retries 0 --target "$tmp/lab.ini" --run-id wrong
-expect_out "booted the wrong kernel: $default is running, the variant is 6.12"
-python3 -c 'import json,sys; it=json.load(open(sys.argv[1]))["iterations"][0]; assert it["status"]!="ok" and "booted the wrong kernel" in (it.get("error") or ""), it; assert not it.get("workloads")' \
-	"$tmp/r/runs/wrong/results.json" && ok "wrong kernel: a failed iteration, no workload results" ||
-	bad "wrong kernel: results.json"
-clean_lab "wrong kernel"
-
-# a variant that panics after the kexec: init=/bin/false is a real init
-# that exits, "Attempted to kill init!", and panic=0 never reboots; the
-# console shows the panic, the power-cycle command (logged) resets the lab
+# a campaign on the lab machine, the user's case of a run that goes on
+# after a panic: a variant that panics after the kexec (init=/bin/false
+# is a real init that exits, "Attempted to kill init!", and panic=0 never
+# reboots) and Debian 13's 6.12 (the lab runs Debian 12's 6.1), seed 1
+# running the panicking one first. Its iteration fails with the panic in
+# its console excerpt and the power-cycle command (logged) resets the
+# lab; then the stock one runs the suite through the agent over ssh:
+# results valid with the machine's facts, and its initrd is the one the
+# panicking run made there (same kernel and modules: the machine's
+# initrd cache). The machine ends on its default kernel with nothing of
+# kbench's left but that cache.
 cat >"$tmp/panicky.ini" <<'EOF'
 [variant]
 name = panicky
@@ -185,22 +157,82 @@ release = trixie
 cmdline = init=/bin/false panic=0
 EOF
 printf 'echo cycled >>"%s"\nexec sh "%s" reset "%s"\n' "$tmp/cycled" "$lab" "$vm/monitor.sock" >"$tmp/cycle.sh"
-target "$tmp/panic.ini" "power_cycle=sh $tmp/cycle.sh"
+target "$tmp/camp.ini" "power_cycle=sh $tmp/cycle.sh"
 t1=$(date +%s)
-expect_exit 1 "$KB" run --kernel "$tmp/panicky.ini" --suite "$tmp/suite.ini" --reports "$tmp/r" \
-	--boot-retries 0 --target "$tmp/panic.ini" --run-id panic
+expect_exit 1 "$KB" campaign --kernels "mainline-stock $tmp/panicky.ini" --baseline mainline-stock \
+	--suite "$tmp/suite.ini" --iterations 1 --seed 1 --id lab --reports "$tmp/r" --boot-retries 0 \
+	--target "$tmp/camp.ini"
 expect_out "panicked after the kexec (.Kernel panic - not syncing. on its console"
 expect_out "power-cycled with 'sh'"
+expect_out "initrd made there"
+expect_out "initrd reused from the machine's cache"
 [ -s "$tmp/cycled" ] && ok "the power-cycle command ran" || bad "the power-cycle command did not run"
-python3 -c 'import json,sys
-it = json.load(open(sys.argv[1]))["iterations"][0]
-err = it.get("error") or ""
-assert it["status"] == "failed" and "panicked after the kexec" in err and "kernel trouble on the console: panic" in err, it
-assert "Kernel panic - not syncing" in (it.get("console_tail") or ""), it.get("console_tail")
-assert not it.get("workloads"), it["workloads"]' "$tmp/r/runs/panic/results.json" &&
-	ok "panic: a failed iteration, the panic in its console excerpt" || bad "panic: results.json"
-echo "panic case: $(($(date +%s) - t1)) s"
-clean_lab "panic"
+camp="$tmp/r/compare/lab"
+python3 - "$camp" "$default" "$tmp/camp.ini" >"$tmp/o" 2>&1 <<'PY'
+import glob, json, sys
+camp, default, target = sys.argv[1:]
+cj = json.load(open(camp + "/campaign.json"))
+assert cj["guest"].get("target") == target, cj["guest"]
+runs = [(r["variant"], r["exit"]) for r in cj["runs"]]
+assert len(runs) == 2 and runs[0][0].endswith("panicky.ini") and runs[0][1] == 1 and \
+    runs[1] == ("mainline-stock", 0), runs
+docs = {}
+for f in glob.glob(camp + "/runs/*/results.json"):
+    d = json.load(open(f))
+    docs[d["variant"]["name"]] = (d, f)
+p = docs["panicky"][0]["iterations"][0]
+err = p.get("error") or ""
+assert p["status"] == "failed" and "panicked after the kexec" in err and \
+    "kernel trouble on the console: panic" in err, p
+assert "Kernel panic - not syncing" in (p.get("console_tail") or ""), p.get("console_tail")
+assert not p.get("workloads"), p["workloads"]
+d, f = docs["mainline-stock"]
+here = int(open("/proc/meminfo").read().split()[1])
+assert d["host"]["backend"] == "ssh", d["host"]["backend"]
+rel = d["variant"]["kernel_release"]
+assert rel.startswith("6.12.") and rel != default, rel
+it = d["iterations"][0]
+assert it["status"] == "ok", it.get("error")
+assert it["workloads"] and all(w["status"] == "ok" for w in it["workloads"]), it["workloads"]
+mf = it["guest"]["machine_facts"]
+for k in ("cpu_model", "threads", "mem_kb", "cmdline"):
+    assert mf.get(k) not in (None, ""), k
+# host.machine: the machine that ran the workloads (the lab), not this host
+hm = d["host"].get("machine")
+assert hm == mf, ("host.machine is not the lab's facts", hm, mf)
+assert hm["mem_kb"] != here, ("host.machine has this host's memory", hm["mem_kb"])
+# the report shows the lab (the panicked run, which has no facts, first)
+html = open(camp + "/report.html").read()
+assert "machine <b>" in html and mf["cpu_model"] in html, "report.html does not show the lab"
+print("a panic, then kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs,",
+      mf["mem_kb"], "kB; prepare_s (copies, modules, initrd): %.0f s making the initrd, "
+      "%.0f s reusing it; kexec to agent %.0f s" % (p["prepare_s"], it["prepare_s"], it["boot_s"]))
+print(f)
+PY
+[ $? = 0 ] && ok "$(head -1 "$tmp/o")" || { bad "campaign results"; cat "$tmp/o"; }
+res=$(tail -1 "$tmp/o")
+expect_exit 0 "$KB" validate "$res"
+expect_exit 0 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --exit-status 0 "$res"
+echo "campaign (a panic, then the stock run) on the lab machine: $(($(date +%s) - t1)) s"
+clean_lab "campaign" kept
+# beside a QEMU run on this host (a captured one): another machine
+expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
+expect_out "machine: CPU model"
+
+# the machine comes back on the wrong kernel (a kexec that silently
+# falls back to a reboot): a failed iteration saying so, never a result;
+# initrd_cache = 0: the cached initrd is used, then the cache removed
+target "$tmp/once.ini" "initrd_cache=0"
+t1=$(date +%s)
+expect_exit 1 env KBENCH_TEST_SSH_NO_KEXEC=1 "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" \
+	--reports "$tmp/r" --boot-retries 0 --target "$tmp/once.ini" --run-id wrong
+expect_out "initrd reused from the machine's cache"
+expect_out "booted the wrong kernel: $default is running, the variant is 6.12"
+python3 -c 'import json,sys; it=json.load(open(sys.argv[1]))["iterations"][0]; assert it["status"]!="ok" and "booted the wrong kernel" in (it.get("error") or ""), it; assert not it.get("workloads")' \
+	"$tmp/r/runs/wrong/results.json" && ok "wrong kernel: a failed iteration, no workload results" ||
+	bad "wrong kernel: results.json"
+echo "wrong kernel case: $(($(date +%s) - t1)) s"
+clean_lab "wrong kernel, initrd_cache = 0"
 
 echo "ssh_backend: $(($(date +%s) - start)) s"
 finish
