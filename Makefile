@@ -35,6 +35,8 @@ KERNEL     ?= rt-stock
 SUITE      ?= quick
 ITERATIONS ?=
 KB_ARGS    ?=
+# where runs go: make bench, compare and nightly
+WHERE_ARGS = $(if $(BACKEND),--backend '$(BACKEND)') $(if $(SCRATCH),--scratch '$(SCRATCH)') $(if $(TARGET),--target '$(TARGET)')
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -84,7 +86,7 @@ deps:
 	@sh harness/deps.sh
 
 bench: deps all
-	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(if $(BACKEND),--backend '$(BACKEND)') $(if $(SCRATCH),--scratch '$(SCRATCH)') $(if $(TARGET),--target '$(TARGET)') $(KB_ARGS)
+	./kbench run --kernel '$(KERNEL)' --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(WHERE_ARGS) $(KB_ARGS)
 
 overhead: deps all
 	./kbench overhead --kernel '$(KERNEL)' --suite smoke --runs 3
@@ -201,12 +203,13 @@ $(O)/tests/test_fuzz $(O)/tests-san/test_fuzz: fuzz/targets.c
 
 # Comparisons (issue 4):
 #   make compare       KERNELS="mainline-stock rt-stock" [SUITE=quick] [ITERATIONS=5]
+#                      [BACKEND=ssh TARGET=NAME] (as make bench)
 #                      (default KERNELS: every variant whose kernel can be had)
 #   make report-bench  time comparison + report for 4 variants x 4 workloads x 10 iterations
 KERNELS ?=
 
 compare: deps all
-	./kbench campaign $(if $(KERNELS),--kernels '$(KERNELS)') --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(KB_ARGS)
+	./kbench campaign $(if $(KERNELS),--kernels '$(KERNELS)') --suite '$(SUITE)' $(if $(ITERATIONS),--iterations '$(ITERATIONS)') $(WHERE_ARGS) $(KB_ARGS)
 
 $(O)/report-bench: tests/bench/report_bench.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -219,12 +222,13 @@ report-bench: $(O)/report-bench
 
 # Nightly regression runs (issue 6; docs/nightly.md):
 #   make nightly [NIGHTLY_CONFIG=configs/nightly.ini] [KB_ARGS="--iterations 1 ..."]
+#                [BACKEND=ssh TARGET=NAME] (as make bench)
 #   kbench nightly exits with kbench regress's status (0 ok, 1 regression, 2 error,
 #   3 too noisy); make fails on any but 0 and names it: "Error 1" (make itself exits 2)
 NIGHTLY_CONFIG ?= configs/nightly.ini
 
 nightly: deps all
-	./kbench nightly --config '$(NIGHTLY_CONFIG)' $(KB_ARGS)
+	./kbench nightly --config '$(NIGHTLY_CONFIG)' $(WHERE_ARGS) $(KB_ARGS)
 
 .PHONY: nightly
 
