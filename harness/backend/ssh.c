@@ -286,7 +286,7 @@ static const char install_script[] =
 	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n"
 	"mk() {\n"
 	"  mkinitramfs -o \"$1.tmp\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 && mv \"$1.tmp\" \"$1\" ||\n"
-	"    { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
+	"    { rm -f \"$1.tmp\"; tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
 	"}\n"
 	/* what mkinitramfs reads on the machine: its packages, its config,
 	 * and modules kbench did not put there */
