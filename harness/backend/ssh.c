@@ -273,34 +273,35 @@ static const char lock_script[] =
  * directory. $1 dir, $2 release, $3 scratch or "", $4 the content key,
  * $5 initrds kept after the run. Its last line: "initrd made|cached PATH". */
 static const char install_script[] =
-	"d=$1 r=$2 s=$3 k=$4 n=$5 c=" CACHE_DIR "\n"
+	"d=$1 r=$2 s=$3 k=$4 n=$5 c=" CACHE_DIR " e=" CACHE_DIR "/$4\n"
 	"chmod 755 \"$d/kbench-agent\" || exit 3\n"
-	"if [ -f \"$d/modules.tar\" ]; then\n"
-	"  mkdir \"/lib/modules/$r\" && echo \"$r\" >\"$d/modules-created\" &&\n"
-	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && depmod \"$r\" || { echo 'cannot install the modules'; exit 3; }\n"
-	"  rm -f \"$d/modules.tar\"\n"
-	"fi\n"
-	"if [ -f \"$d/config\" ] && [ ! -e \"/boot/config-$r\" ]; then\n"
-	"  cp \"$d/config\" \"/boot/config-$r\" && echo \"$r\" >\"$d/config-created\" || exit 3\n"
-	"fi\n"
-	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n"
 	"mk() {\n"
 	"  mkinitramfs -o \"$1.tmp\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 && mv \"$1.tmp\" \"$1\" ||\n"
 	"    { rm -f \"$1.tmp\"; tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
 	"}\n"
 	/* what mkinitramfs reads on the machine: its packages, its config,
-	 * and modules kbench did not put there */
+	 * and modules kbench does not put there */
 	"f=$( { dpkg-query -W initramfs-tools initramfs-tools-core busybox klibc-utils udev kmod 2>/dev/null\n"
 	"  find /etc/initramfs-tools -type f -exec sha256sum {} + 2>/dev/null | sort\n"
-	"  [ -f \"$d/modules-created\" ] || find \"/lib/modules/$r\" -name '*.ko*' -printf '%P %s %T@\\n' 2>/dev/null | sort\n"
+	"  [ -f \"$d/modules.tar\" ] || find \"/lib/modules/$r\" -name '*.ko*' -printf '%P %s %T@\\n' 2>/dev/null | sort\n"
 	"} | sha256sum | cut -c1-64)\n"
-	"e=$c/$k\n"
-	"if [ -f \"$e/initrd.img\" ] && [ \"$(cat \"$e/machine\" 2>/dev/null)\" = \"$f\" ]; then\n"
-	"  touch \"$e\"; w=cached\n"
-	"else\n"
-	"  rm -rf \"$e\"; mkdir -p \"$e\" || exit 4\n"
-	"  mk \"$e/initrd.img\"; echo \"$f\" >\"$e/machine\"; w=made\n"
+	"hit=\n"
+	"[ -f \"$e/initrd.img\" ] && [ \"$(cat \"$e/machine\" 2>/dev/null)\" = \"$f\" ] && hit=1\n"
+	"[ -n \"$hit\" ] || { rm -rf \"$e\"; mkdir -p \"$e\" || exit 4; }\n"
+	/* the modules, and depmod's output for them (in the key) made once */
+	"if [ -f \"$d/modules.tar\" ]; then\n"
+	"  mkdir \"/lib/modules/$r\" && echo \"$r\" >\"$d/modules-created\" &&\n"
+	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && rm -f \"$d/modules.tar\" &&\n"
+	"  if [ -n \"$hit\" ] && [ -f \"$e/depmod.tar\" ]; then tar -xf \"$e/depmod.tar\" -C \"/lib/modules/$r\"\n"
+	"  else depmod \"$r\" && tar -cf \"$e/depmod.tar\" -C \"/lib/modules/$r\" $(cd \"/lib/modules/$r\" && ls -d modules.*); fi ||\n"
+	"    { echo 'cannot install the modules'; exit 3; }\n"
 	"fi\n"
+	"if [ -f \"$d/config\" ] && [ ! -e \"/boot/config-$r\" ]; then\n"
+	"  cp \"$d/config\" \"/boot/config-$r\" && echo \"$r\" >\"$d/config-created\" || exit 3\n"
+	"fi\n"
+	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n"
+	"if [ -n \"$hit\" ]; then touch \"$e\"; w=cached\n"
+	"else mk \"$e/initrd.img\"; echo \"$f\" >\"$e/machine\"; w=made; fi\n"
 	/* the N most recently used kept (this one at least: with 0, the
 	 * cleanup removes the cache) */
 	"i=0\n"
