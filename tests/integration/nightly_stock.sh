@@ -29,11 +29,21 @@ refresh = no
 variants = mainline-stock rt-stock
 INI
 r="$tmp/r"
+# The host-noise guard's threshold is raised for these two nights: this
+# test checks the nightly pipeline (fetch, run, history, level, trends,
+# report), and host_noise.sh and nightly_regress.sh check the guard and
+# noisy nights. In a full `make test` on a 2-core host the guard saw
+# 13.7-15.1% of the CPU used outside kbench's process tree during one
+# 14-s iteration, though no process but kbench's QEMU ran: kernel work
+# (interrupts, writeback, reclaim) after the tests before it, which a
+# per-process sampler attributes to no one. At 10% that made night 1
+# "too noisy" (exit 3) in three full runs; 40% still flags a kernel build
+# beside it (50% or more).
 # make exits 0 or 2 whatever the recipe's status; the status kbench nightly
 # gave is in make's "Error N" line (and in nightly.json)
 for n in 1 2; do
 	make -s -C "$top" nightly NIGHTLY_CONFIG="$tmp/nightly.ini" \
-		KB_ARGS="--iterations 1 --reports $r --night night$n" >"$tmp/night$n.log" 2>&1
+		KB_ARGS="--iterations 1 --busy-threshold 40 --reports $r --night night$n" >"$tmp/night$n.log" 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || rc=$(sed -En 's/^make(\[[0-9]+\])?: \*\*\* \[.*nightly\] Error ([0-9]+)$/\2/p' "$tmp/night$n.log")
 	echo "night $n: kbench nightly exit ${rc:-?}"
