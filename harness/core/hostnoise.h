@@ -1,6 +1,7 @@
 /* hostnoise.h - how busy the host is beside kbench: the CPU time of every
  * process but kbench and its descendants (its QEMU, the local backend's
- * agent and workloads), CPU pressure (/proc/pressure/cpu) and the load
+ * agent and workloads) and the kernel's own work (interrupts, kernel
+ * threads: counted apart), CPU pressure (/proc/pressure/cpu) and the load
  * average. run.c samples around every iteration's workloads and records
  * the difference in results.json (iterations[].host_noise, docs/results.md);
  * campaigns check the host before each run (--busy-host). */
@@ -22,7 +23,9 @@ struct host_sample {
 	double t;                  /* now_mono() */
 	unsigned long long busy;   /* /proc/stat "cpu": all but idle and iowait, ticks */
 	unsigned long long total;  /* all of it, ticks */
+	unsigned long long irq;    /* /proc/stat irq + softirq, ticks */
 	unsigned long long own;    /* this process and its descendants, ticks */
+	unsigned long long kthreads; /* kernel threads (pid 2 and its children), ticks */
 	unsigned long long psi_us; /* /proc/pressure/cpu "some" total, microseconds */
 	int have_psi;
 	double load1;
@@ -30,7 +33,10 @@ struct host_sample {
 };
 
 /* Parsers of the /proc texts (0, or -1 when TEXT is not what is expected). */
-int hostnoise_parse_stat(const char *text, unsigned long long *busy, unsigned long long *total);
+/* /proc/stat's "cpu" line: busy (all but idle and iowait), irq (irq +
+ * softirq, part of busy) and total ticks. */
+int hostnoise_parse_stat(const char *text, unsigned long long *busy, unsigned long long *irq,
+			 unsigned long long *total);
 /* /proc/PID/stat: its pid, ppid and utime+stime+cutime+cstime in ticks. */
 int hostnoise_parse_pidstat(const char *text, long *pid, long *ppid, unsigned long long *ticks);
 /* /proc/pressure/cpu: the "some" line's avg10 (percent) and total (us). */
@@ -45,6 +51,7 @@ void hostnoise_sample(struct host_sample *s);
 
 /* The figures between A and B, "busy" when other processes used
  * THRESHOLD_PCT or more: { seconds, other_cpu_pct, own_cpu_pct,
+ * kernel_cpu_pct (interrupts and kernel threads, not in other_cpu_pct),
  * psi_cpu_some_pct (when the host has PSI), load1, threshold_pct, busy }.
  * NULL when either sample failed or no time passed. */
 json_object *hostnoise_json(const struct host_sample *a, const struct host_sample *b,

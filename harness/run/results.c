@@ -169,7 +169,7 @@ void results_summarize(json_object *doc)
 void results_host_noise(json_object *doc)
 {
 	json_object *its = jget(doc, "iterations"), *o, *busy = json_object_new_array();
-	double most = 0, threshold = 0;
+	double most = 0, kernel = -1, threshold = 0;
 	int with = 0;
 	for (size_t i = 0; its && i < json_object_array_length(its); i++) {
 		json_object *it = json_object_array_get_idx(its, i);
@@ -178,6 +178,8 @@ void results_host_noise(json_object *doc)
 			continue;
 		with++;
 		most = fmax(most, json_object_get_double(jget(hn, "other_cpu_pct")));
+		if (jget(hn, "kernel_cpu_pct"))
+			kernel = fmax(kernel, json_object_get_double(jget(hn, "kernel_cpu_pct")));
 		threshold = json_object_get_double(jget(hn, "threshold_pct"));
 		if (json_object_get_boolean(jget(hn, "busy")))
 			json_object_array_add(busy, json_object_new_int(json_object_get_int(jget(it, "index"))));
@@ -191,6 +193,8 @@ void results_host_noise(json_object *doc)
 	jset_int(o, "busy", (int)json_object_array_length(busy));
 	jset(o, "busy_iterations", busy);
 	jset_num(o, "max_other_cpu_pct", most);
+	if (kernel >= 0)
+		jset_num(o, "max_kernel_cpu_pct", kernel);
 	jset_num(o, "threshold_pct", threshold);
 	jset(doc, "host_noise", o);
 }
@@ -256,8 +260,8 @@ static int check_subject(json_object *v, char *err, size_t len)
 
 static int check_host_noise(json_object *it, const char *where, char *err, size_t len)
 {
-	static const char *const pcts[] = { "other_cpu_pct", "own_cpu_pct", "psi_cpu_some_pct",
-					    "threshold_pct", NULL };
+	static const char *const pcts[] = { "other_cpu_pct", "own_cpu_pct", "kernel_cpu_pct",
+					    "psi_cpu_some_pct", "threshold_pct", NULL };
 	json_object *hn;
 	char w[96];
 	if (!json_object_object_get_ex(it, "host_noise", &hn))

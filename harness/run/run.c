@@ -1405,15 +1405,21 @@ static void print_host_noise(json_object *doc, FILE *out)
 	int busy = json_object_get_int(json_object_object_get(hn, "busy"));
 	double most = json_object_get_double(json_object_object_get(hn, "max_other_cpu_pct"));
 	double thr = json_object_get_double(json_object_object_get(hn, "threshold_pct"));
+	json_object *kern = json_object_object_get(hn, "max_kernel_cpu_pct");
+	char kernel[96] = "";
 	if (!hn)
 		return;
+	if (kern)
+		snprintf(kernel, sizeof(kernel), "; the kernel's own work, not counted: at most %.1f%%",
+			 json_object_get_double(kern));
 	if (busy)
 		fprintf(out, "host noise: BUSY HOST: %d of %d iterations flagged (other processes used up "
-			"to %.1f%% of the host's CPU, threshold %.0f%%): their figures may be distorted\n",
-			busy, json_object_get_int(json_object_object_get(hn, "iterations")), most, thr);
+			"to %.1f%% of the host's CPU, threshold %.0f%%%s): their figures may be distorted\n",
+			busy, json_object_get_int(json_object_object_get(hn, "iterations")), most, thr,
+			kernel);
 	else
 		fprintf(out, "host noise: quiet (other processes used at most %.1f%% of the host's CPU, "
-			"threshold %.0f%%)\n", most, thr);
+			"threshold %.0f%%%s)\n", most, thr, kernel);
 }
 
 void print_summary(json_object *doc, FILE *out)

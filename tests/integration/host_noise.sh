@@ -58,9 +58,9 @@ runs, loop_pct = sys.argv[1], float(sys.argv[2])
 hn = {r: json.load(open(os.path.join(runs, r, "results.json")))["iterations"][0]["host_noise"]
       for r in ("loaded", "idle")}
 for r, h in hn.items():
-    print("%-6s other_cpu_pct %5.1f own_cpu_pct %5.1f psi_cpu_some_pct %s load1 %s busy %s"
-          % (r, h["other_cpu_pct"], h["own_cpu_pct"], h.get("psi_cpu_some_pct"), h.get("load1"),
-             h["busy"]))
+    print("%-6s other_cpu_pct %5.1f own_cpu_pct %5.1f kernel_cpu_pct %5.1f psi_cpu_some_pct %s load1 %s busy %s"
+          % (r, h["other_cpu_pct"], h["own_cpu_pct"], h["kernel_cpu_pct"], h.get("psi_cpu_some_pct"),
+             h.get("load1"), h["busy"]))
 print("the loops' own share of the host over the loaded run: %.1f%%" % loop_pct)
 lo = hn["loaded"]
 assert lo["busy"] is True, "the loaded run is not flagged busy"
@@ -68,6 +68,8 @@ assert lo["busy"] is True, "the loaded run is not flagged busy"
 # kbench's own share is cyclictest and hackbench, not the loops
 assert lo["other_cpu_pct"] >= 0.6 * loop_pct, "the loops' time is not counted as other processes'"
 assert lo["own_cpu_pct"] < 100 - 0.6 * loop_pct, "the loops' time was counted as kbench's"
+# the loops are user processes: never the kernel's own work
+assert lo["kernel_cpu_pct"] < 0.4 * loop_pct, "the loops' time was counted as the kernel's"
 PY
 [ $? = 0 ] && ok "loaded run flagged, the loops counted as other processes" || bad "host_noise figures"
 cat "$tmp/fig"

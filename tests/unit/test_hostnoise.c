@@ -35,17 +35,18 @@ static char *fixture(const char *name)
 
 static void test_stat(void **state)
 {
-	unsigned long long busy, total;
+	unsigned long long busy, irq, total;
 	char *t = fixture("stat");
 	(void)state;
-	assert_int_equal(hostnoise_parse_stat(t, &busy, &total), 0);
+	assert_int_equal(hostnoise_parse_stat(t, &busy, &irq, &total), 0);
 	/* cpu  1174070 383 309816 992135 17867 0 11687 0 0 0 */
 	assert_int_equal(busy, 1174070ULL + 383 + 309816 + 11687);
+	assert_int_equal(irq, 11687);
 	assert_int_equal(total, busy + 992135 + 17867);
-	assert_int_equal(hostnoise_parse_stat(strchr(t, '\n') + 1, &busy, &total), -1); /* cpu0 */
-	assert_int_equal(hostnoise_parse_stat("cpu  1 2 3\n", &busy, &total), -1);
-	assert_int_equal(hostnoise_parse_stat("cpu  1 2 3 4 5 6 x\n", &busy, &total), -1);
-	assert_int_equal(hostnoise_parse_stat("", &busy, &total), -1);
+	assert_int_equal(hostnoise_parse_stat(strchr(t, '\n') + 1, &busy, &irq, &total), -1); /* cpu0 */
+	assert_int_equal(hostnoise_parse_stat("cpu  1 2 3\n", &busy, &irq, &total), -1);
+	assert_int_equal(hostnoise_parse_stat("cpu  1 2 3 4 5 6 x\n", &busy, &irq, &total), -1);
+	assert_int_equal(hostnoise_parse_stat("", &busy, &irq, &total), -1);
 	free(t);
 }
 
@@ -95,18 +96,21 @@ static void test_psi_loadavg(void **state)
 	free(t);
 }
 
-/* 10 s, 1000 ticks of capacity: 600 busy, 100 of them ours. */
+/* 10 s, 1000 ticks of capacity: 750 busy, 100 of them ours, 150 the
+ * kernel's own (50 interrupts, 100 kernel threads). */
 static void test_figures(void **state)
 {
-	struct host_sample a = { .t = 5, .busy = 100, .total = 1000, .own = 50, .psi_us = 1000,
-				 .have_psi = 1, .load1 = 1, .ok = 1 };
-	struct host_sample b = { .t = 15, .busy = 700, .total = 2000, .own = 150,
-				 .psi_us = 1000 + 5000000, .have_psi = 1, .load1 = 2.5, .ok = 1 };
+	struct host_sample a = { .t = 5, .busy = 100, .irq = 10, .total = 1000, .own = 50,
+				 .kthreads = 400, .psi_us = 1000, .have_psi = 1, .load1 = 1, .ok = 1 };
+	struct host_sample b = { .t = 15, .busy = 850, .irq = 60, .total = 2000, .own = 150,
+				 .kthreads = 500, .psi_us = 1000 + 5000000, .have_psi = 1,
+				 .load1 = 2.5, .ok = 1 };
 	json_object *o = hostnoise_json(&a, &b, 10);
 	(void)state;
 	assert_non_null(o);
 	assert_true(fabs(json_object_get_double(jget(o, "other_cpu_pct")) - 50) < 1e-9);
 	assert_true(fabs(json_object_get_double(jget(o, "own_cpu_pct")) - 10) < 1e-9);
+	assert_true(fabs(json_object_get_double(jget(o, "kernel_cpu_pct")) - 15) < 1e-9);
 	assert_true(fabs(json_object_get_double(jget(o, "psi_cpu_some_pct")) - 50) < 1e-9);
 	assert_true(fabs(json_object_get_double(jget(o, "load1")) - 2.5) < 1e-9);
 	assert_true(json_object_get_boolean(jget(o, "busy")));
