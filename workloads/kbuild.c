@@ -236,12 +236,15 @@ out:
 	return ret;
 }
 
-/* kbuild_disk, keeping the disk's lock when LOCKFD is not NULL. */
-static int disk_locked(const char *config, enum kbuild_prepare prep, struct image_needs *needs,
-		       char *src, size_t srclen, char *obj, size_t objlen, int *lockfd)
+/* kbuild_disk (IMAGE: the ext4 image too, or only the prepared tree, for
+ * the local backend), keeping the disk's lock when LOCKFD is not NULL.
+ * ROOT/prepared marks a tree made (and prepared when asked) in full. */
+static int disk_locked(const char *config, enum kbuild_prepare prep, int image,
+		       struct image_needs *needs, char *src, size_t srclen, char *obj, size_t objlen,
+		       int *lockfd)
 {
 	char tree[KB_PATH_MAX], ident[600], cc[256], cfgkey[80], h[65], dir[KB_PATH_MAX];
-	char root[KB_PATH_MAX], img[KB_PATH_MAX], log[KB_PATH_MAX];
+	char root[KB_PATH_MAX], img[KB_PATH_MAX], log[KB_PATH_MAX], mark[KB_PATH_MAX];
 	char locks[KB_PATH_MAX];
 	struct strbuf key = STRBUF_INIT;
 	struct strvec argv = STRVEC_INIT;
@@ -266,6 +269,7 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 	snprintf(root, sizeof(root), "%s/root", dir);
 	snprintf(img, sizeof(img), "%s/disk.img", dir);
 	snprintf(log, sizeof(log), "%s/prepare.log", dir);
+	snprintf(mark, sizeof(mark), "%s/prepared", root);
 	snprintf(locks, sizeof(locks), "%s/kbuild/locks", cache_root());
 	snprintf(src, srclen, "%s/linux", root);
 	snprintf(obj, objlen, "%s/obj", root);
@@ -281,8 +285,13 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 		return -1;
 	if (restore_pristine(root))
 		goto out;
-	if (path_exists(img))
+	if (path_exists(img) || (!image && path_exists(mark)))
 		goto done;
+	if (path_exists(mark)) { /* made for the local backend: the image only */
+		if (write_image(root, img, log))
+			goto out;
+		goto done;
+	}
 
 	info("kbench: kbuild: making the tree disk (%s, %s, prepare %s) in %s", ident, config,
 	     prepares[prep], dir);
@@ -309,10 +318,15 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, struct imag
 		if (copy_file(config, dst, 0644))
 			goto out;
 	}
-	if ((host && prepare_natively(config, src, obj, log)) || write_image(root, img, log))
+	if ((host && prepare_natively(config, src, obj, log)) ||
+	    write_file_atomic(mark, "kbench kbuild tree\n", 19) || (image && write_image(root, img, log)))
 		goto out;
-	info("kbench: kbuild: tree disk ready in %.0f s", now_mono() - t0);
+	info("kbench: kbuild: tree %s in %.0f s", image ? "disk ready" : "ready", now_mono() - t0);
 done:
+	if (!image) {
+		ret = 0;
+		goto out;
+	}
 	needs->hostroot = 1;
 	snprintf(needs->disk, sizeof(needs->disk), "%s", img);
 	snprintf(needs->disk_mount, sizeof(needs->disk_mount), "%s", root);
@@ -329,7 +343,7 @@ out:
 int kbuild_disk(const char *config, enum kbuild_prepare prep, struct image_needs *needs,
 		char *src, size_t srclen, char *obj, size_t objlen)
 {
-	return disk_locked(config, prep, needs, src, srclen, obj, objlen, NULL);
+	return disk_locked(config, prep, 1, needs, src, srclen, obj, objlen, NULL);
 }
 
 static int kbuild_prepare(const void *params, struct image_needs *needs)
@@ -410,12 +424,56 @@ static int disk_paths(const struct kbuild_params *p, char *src, size_t sl, char 
 	return r;
 }
 
+/*
+ * On this host (the local backend): the cached tree as it is, its pristine
+ * object directory copied into the iteration's scratch directory by the
+ * untimed step (cp -a keeps the times, so make rebuilds nothing of the
+ * preparation) and built there with O=, the host's own toolchain, no
+ * chroot. prepare=guest means prepare=host here (both run natively,
+ * untimed); clean=no cannot be kept, since the scratch directory is fresh
+ * every iteration.
+ */
+static int native_command(const struct kbuild_params *p, struct guest_cmd *cmd)
+{
+	struct kbuild_params q = *p;
+	struct image_needs n = IMAGE_NEEDS_INIT;
+	char src[KB_PATH_MAX], obj[KB_PATH_MAX], build[KB_PATH_MAX];
+	int r;
+
+	if (!p->clean)
+		return error("kbuild: clean = no cannot be kept on this host: the scratch directory "
+			     "is made fresh for every iteration (use clean = yes)");
+	if (q.prepare == KB_PREP_GUEST)
+		q.prepare = KB_PREP_HOST;
+	r = disk_locked(q.config, (enum kbuild_prepare)q.prepare, 0, &n, src, sizeof(src), obj,
+			sizeof(obj), NULL);
+	strvec_clear(&n.programs);
+	strvec_clear(&n.files);
+	if (r)
+		return -1;
+	snprintf(build, sizeof(build), "%s/kbuild-obj", cmd->scratch);
+	strvec_push(&cmd->pre_argv, "/bin/cp");
+	strvec_push(&cmd->pre_argv, "-a");
+	strvec_push(&cmd->pre_argv, obj);
+	strvec_push(&cmd->pre_argv, build);
+	cmd->pre_timeout_s = 600;
+	kbuild_make_argv(&q, src, build, &cmd->argv);
+	kbuild_env(&cmd->env);
+	cmd->needs_scratch = 1; /* the local backend's --scratch DIR */
+	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", cmd->scratch);
+	cmd->report_times = 1;
+	cmd->timeout_s = (int)(120 + estimate_cpu_s(&q) * 8 / q.jobs);
+	return 0;
+}
+
 static int kbuild_command(const void *params, struct guest_cmd *cmd)
 {
 	const struct kbuild_params *p = params;
 	char src[KB_PATH_MAX], obj[KB_PATH_MAX];
 	double cpu = estimate_cpu_s(p);
 
+	if (cmd->native)
+		return native_command(p, cmd);
 	if (disk_paths(p, src, sizeof(src), obj, sizeof(obj)))
 		return -1;
 	kbuild_make_argv(p, src, obj, &cmd->argv);
@@ -520,7 +578,7 @@ int kbuild_native(const void *params, int iterations, json_object *runs)
 		error("kbuild-native needs prepare = host (the prepared tree is what both sides build)");
 		return -1;
 	}
-	if (disk_locked(p->config, KB_PREP_HOST, &n, src, sizeof(src), obj, sizeof(obj), &lock))
+	if (disk_locked(p->config, KB_PREP_HOST, 1, &n, src, sizeof(src), obj, sizeof(obj), &lock))
 		goto out;
 	snprintf(saved, sizeof(saved), "%s.pristine", obj);
 	for (int i = 1; i <= iterations && !kb_interrupted; i++) {

@@ -28,6 +28,9 @@
 					 * booted */
 #define BK_CAP_TARGET (1u << 7) /* runs on a remote machine named by
 				 * --target (configs/targets/, core/target.h) */
+#define BK_CAP_NATIVE (1u << 8) /* the workloads run on this host, with its
+				 * tools and kbench's cache at their paths
+				 * (guest_cmd.native) */
 
 /* What kbench makes (and removes) in a --scratch DIR: the workloads'
  * scratch directory, and the mark that DIR is kbench's to use. */

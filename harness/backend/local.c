@@ -217,8 +217,8 @@ static void local_release(struct guest *g)
 const struct backend_ops local_backend = {
 	.name = "local",
 	.description = "this machine's running kernel, no boot: the agent as a host process "
-		       "(needs --scratch DIR for dbench)",
-	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_RUNNING_KERNEL,
+		       "(needs --scratch DIR for dbench and kbuild)",
+	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_RUNNING_KERNEL | BK_CAP_NATIVE,
 	.side_log = "",
 	.version = local_version,
 	.check_tools = local_check_tools,

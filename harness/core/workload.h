@@ -57,6 +57,10 @@ struct guest_cmd {
 	/* the agent's wall, user and system times of the main command are
 	 * the workload's metrics elapsed, user and sys */
 	int report_times;
+	/* set before command() is called: the agent runs on this host (the
+	 * local backend), so kbench's cache is at its own paths and the
+	 * host's toolchain needs no share (kbuild builds in SCRATCH) */
+	int native;
 };
 
 void guest_cmd_init(struct guest_cmd *c);

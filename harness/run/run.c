@@ -394,7 +394,8 @@ out:
  * the guest's scratch mount); fills WJ. Returns 0 if the guest is still
  * usable afterwards, -1 if it is gone or hung. */
 static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
-			const char *scratch, const char *rawdir, const char *relraw, json_object *wj)
+			const char *scratch, int native, const char *rawdir, const char *relraw,
+			json_object *wj)
 {
 	int lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
 	struct wl_output o = { "", "", 0 };
@@ -408,6 +409,7 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
 	if (scratch)
 		snprintf(cmd.scratch, sizeof(cmd.scratch), "%s", scratch);
+	cmd.native = native;
 	if (e->ops->command(e->params, &cmd)) {
 		wj_fail(wj, "failed", "cannot build the command");
 		goto out;
@@ -570,8 +572,8 @@ static enum iter_outcome iteration_workloads(struct iter *it, struct guest *g, d
 		json_object *wj = json_object_new_object(), *st;
 		int r;
 		json_object_array_add(wl, wj);
-		r = run_workload(g, e, it->tscale, it->bp->scratch_dir ? scratch : NULL, it->rawdir,
-				 it->relraw, wj);
+		r = run_workload(g, e, it->tscale, it->bp->scratch_dir ? scratch : NULL,
+				 !!(it->bk->caps & BK_CAP_NATIVE), it->rawdir, it->relraw, wj);
 		st = json_object_object_get(wj, "status");
 		if (!st || strcmp(json_object_get_string(st), "ok")) {
 			out = IT_WORKLOAD_FAILED;
@@ -1080,9 +1082,14 @@ static int bench_boot_params(struct bench *b)
 	for (size_t i = 0; i < b->s.n; i++) {
 		struct guest_cmd c;
 		guest_cmd_init(&c);
+		c.native = !!(b->bk->caps & BK_CAP_NATIVE);
 		if (b->s.w[i].ops->command(b->s.w[i].params, &c) == 0) {
 			scratch |= c.needs_scratch;
 			in_root |= c.in_root || c.bg_in_root;
+		} else if (c.native) { /* on this host the command is all there is to check */
+			guest_cmd_release(&c);
+			return error("suite '%s': [%s] cannot run on backend '%s' (above)", b->s.name,
+				     b->s.w[i].label, b->bk->name);
 		}
 		guest_cmd_release(&c);
 	}
@@ -1100,8 +1107,8 @@ static int bench_boot_params(struct bench *b)
 	} else if (scratch && !(b->bk->caps & BK_CAP_SCRATCH_DISK) &&
 		   (b->bk->caps & BK_CAP_SCRATCH_DIR)) {
 		if (!b->o->scratch)
-			return error("suite '%s' has a workload that needs scratch space (dbench): give "
-				     "--scratch DIR, an existing empty directory kbench may use (backend "
+			return error("suite '%s' has a workload that needs scratch space (dbench, kbuild): "
+				     "give --scratch DIR, an existing empty directory kbench may use (backend "
 				     "'%s' has no scratch disk and never picks one itself)", b->s.name,
 				     b->bk->name);
 		bp->scratch_dir = b->o->scratch;

@@ -19,6 +19,8 @@
 #    the first made (the machine's initrd cache: made once, reused);
 #    after it the machine is on its default kernel, nothing left but the
 #    cache;
+#  - Ctrl-C while a workload runs: exit 1, the run "interrupted", the
+#    machine back on its default kernel, nothing left, both locks free;
 #  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
 #    it reboot instead of kexec): a failed iteration that says so; with
 #    initrd_cache = 0 the cache is used, then removed: nothing left.
@@ -218,6 +220,33 @@ clean_lab "campaign" kept
 # beside a QEMU run on this host (a captured one): another machine
 expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
 expect_out "machine: CPU model"
+
+# Ctrl-C while a workload runs on the lab machine: kbench stops at once
+# (exit 1), the run is "interrupted" with what finished kept, the machine
+# is rebooted to its default kernel with nothing of kbench's left but its
+# initrd cache, and both locks are free (doctor, the next case's run)
+t1=$(date +%s)
+run --target "$tmp/lab.ini" --run-id ctrlc --iterations 2 >"$tmp/ctrlc.log" 2>&1 &
+pid=$!
+for i in $(seq 1 600); do
+	grep -q '^kbench:   hackbench: ' "$tmp/ctrlc.log" 2>/dev/null && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 1
+done
+grep -q '^kbench:   hackbench: ' "$tmp/ctrlc.log" || { bad "Ctrl-C: the workload never started"; cat "$tmp/ctrlc.log"; }
+kill -INT $pid
+t2=$(date +%s)
+wait $pid
+rc=$?
+[ $rc = 1 ] && ok "Ctrl-C on the lab: exit 1 after $(($(date +%s) - t2)) s (machine rebooted to its default)" ||
+	{ bad "Ctrl-C on the lab: exit $rc"; tail -20 "$tmp/ctrlc.log"; }
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="interrupted", d["status"]; assert len(d["iterations"]) <= 1, d["iterations"]' \
+	"$tmp/r/runs/ctrlc/results.json" && ok "Ctrl-C: results.json says interrupted" || bad "Ctrl-C: results.json"
+expect_exit 0 "$KB" validate "$tmp/r/runs/ctrlc/results.json"
+clean_lab "Ctrl-C" kept
+expect_exit 0 "$KB" doctor --target "$tmp/lab.ini"
+expect_out "^ok   .*lock"
+echo "Ctrl-C case: $(($(date +%s) - t1)) s"
 
 # the machine comes back on the wrong kernel (a kexec that silently
 # falls back to a reboot): a failed iteration saying so, never a result;
