@@ -11,6 +11,7 @@
 #include "core/lab.h"
 #include "backend/lava_log.h"
 #include "kernel/userimage.h"
+#include "kernel/source.h"
 #include "backend/guest.h"
 #include "report/report.h"
 #include "run/results.h"
@@ -427,6 +428,29 @@ static int fuzz_bzimage(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/* ---- a remote machine's running config and /proc/modules (kbench
+ * target-config): accepted text is printable Kconfig lines and module
+ * lines, never anything a make or a file could trip on ---- */
+
+static int fuzz_target_config(const uint8_t *data, size_t size)
+{
+	char err[300] = "";
+	const char *t = (const char *)data;
+	int n;
+	if (kconfig_text_check(t, size, err, sizeof(err)) == 0) {
+		FUZZ_ASSERT(size <= KCONFIG_TEXT_MAX);
+		for (size_t i = 0; i < size; i++)
+			FUZZ_ASSERT(t[i] == '\n' || t[i] == '\t' || (t[i] >= 0x20 && t[i] <= 0x7e));
+	} else {
+		FUZZ_ASSERT(reason_ok(err));
+	}
+	n = kconfig_modules_check(t, size, err, sizeof(err));
+	FUZZ_ASSERT(n >= -1);
+	if (n < 0)
+		FUZZ_ASSERT(reason_ok(err));
+	return 0;
+}
+
 /* ---- kbench sweep --param (the command line) ---- */
 
 static int fuzz_sweep_param(const uint8_t *data, size_t size)
@@ -466,6 +490,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "results", fuzz_results },
 	{ "bzimage", fuzz_bzimage },
 	{ "sweep_param", fuzz_sweep_param },
+	{ "target_config", fuzz_target_config },
 	{ "lava_log", fuzz_lava_log },
 	{ "lava_api", fuzz_lava_api },
 	{ NULL, NULL },

@@ -90,6 +90,11 @@ int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);
  * (ssh.c) */
 struct host_tool;
 int ssh_doctor(const char *name, const struct host_tool *const *tools);
+/* Target NAME's running kernel: its release, its config (/proc/config.gz
+ * or /boot/config-RELEASE) and /proc/modules, as the machine sent them
+ * (untrusted: check them, kconfig_text_check). 0, or -1 with an error. */
+int ssh_running_config(const char *name, char *release, size_t rlen, struct strbuf *config,
+		       struct strbuf *modules);
 
 /* The backend called NAME (NULL = "qemu"), or NULL. */
 const struct backend_ops *backend_find(const char *name);

@@ -333,12 +333,23 @@ static int upload(const char *from, const char *to, char *err, size_t errlen)
 	return r ? -1 : 0;
 }
 
-/* The variant's modules as one tar file under the workdir. */
+/* The variant's modules as one tar file under the workdir; an empty one
+ * for a kernel with everything built in (a source build: the machine
+ * still gets /lib/modules/RELEASE, for depmod and mkinitramfs). */
 static int modules_tar(const struct boot_params *p, char *tar, size_t len, char *err, size_t errlen)
 {
+	char none[KB_PATH_MAX];
 	const char *argv[] = { "tar", "-C", p->moddir, "-cf", tar, ".", NULL };
 	snprintf(tar, len, "%s/modules.tar", p->workdir);
 	argv[4] = tar;
+	if (!p->moddir || !*p->moddir) {
+		snprintf(none, sizeof(none), "%s/no-modules", p->workdir);
+		if (mkdir_p(none, 0755)) {
+			snprintf(err, errlen, "cannot make %s", none);
+			return -1;
+		}
+		argv[2] = none;
+	}
 	if (run_capture(argv, 600, NULL)) {
 		snprintf(err, errlen, "cannot pack the modules of %s (%s)", p->release, p->moddir);
 		return -1;
@@ -427,8 +438,8 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 			 "a hand (power it on; then run again)", machine());
 		return -1;
 	}
-	if (!p->release || !p->moddir || !*p->moddir) {
-		snprintf(err, errlen, "the variant has no kernel release or modules directory");
+	if (!p->release) {
+		snprintf(err, errlen, "the variant has no kernel release");
 		return -1;
 	}
 	if (p->console_log)
@@ -828,6 +839,46 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools)
 	sb_release(&tl);
 	target_release(&S.t);
 	return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+}
+
+/* The running kernel's release, config and loaded modules, in three
+ * parts a marker line apart; nothing is changed on the machine. */
+static const char running_config_script[] =
+	"uname -r\n"
+	"echo --kbench-config--\n"
+	"if [ -r /proc/config.gz ]; then gzip -dc /proc/config.gz || exit 3\n"
+	"elif [ -r \"/boot/config-$(uname -r)\" ]; then cat \"/boot/config-$(uname -r)\"\n"
+	"else echo \"no running config: neither /proc/config.gz nor /boot/config-$(uname -r)\"; exit 3; fi\n"
+	"echo --kbench-modules--\n"
+	"cat /proc/modules\n";
+
+int ssh_running_config(const char *name, char *release, size_t rlen, struct strbuf *config,
+		       struct strbuf *modules)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *c, *m;
+	int r, ret = -1;
+	target_release(&S.t);
+	if (target_load(name, &S.t))
+		return -1;
+	r = remote_sh(running_config_script, NULL, NULL, S.t.ssh_timeout_s * 4.0, &out);
+	c = out.buf ? strstr(out.buf, "\n--kbench-config--\n") : NULL;
+	m = c ? strstr(c, "\n--kbench-modules--\n") : NULL;
+	if (r || !c || !m) {
+		const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
+		error("%s: cannot read its running config (status %d): %.300s", machine(), r,
+		      last ? last + 1 : out.buf ? out.buf : "");
+		goto out;
+	}
+	snprintf(release, rlen, "%.*s", (int)(c - out.buf), out.buf);
+	sb_add(config, c + 20, (size_t)(m - c - 20) + 1); /* with its last newline */
+	sb_add(modules, m + 21, strlen(m + 21));
+	sb_add(modules, "\n", 1);
+	ret = 0;
+out:
+	sb_release(&out);
+	target_release(&S.t);
+	return ret;
 }
 
 const struct backend_ops ssh_backend = {

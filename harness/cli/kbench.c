@@ -57,6 +57,9 @@ static void usage(FILE *f)
 		"  build     the same as fetch (reads better for source-built variants);\n"
 		"            --rebuild runs make again in the kept object directory\n"
 		"  kconfig   write a source-built variant's merged config: kconfig VARIANT FILE\n"
+		"  target-config  a remote machine's running config made a config of the 6.12\n"
+		"            tree, for a variant's base = file: target-config --target NAME\n"
+		"            [--localyes] FILE (localyes: only the modules it has loaded, built in)\n"
 		"  workloads list workloads and their parameters\n"
 		"  show      print the summary of a run: show RUN-DIR|results.json\n"
 		"  validate  check results files against the schema: validate FILE...\n"
@@ -307,6 +310,70 @@ static int cmd_kconfig(int argc, char **argv)
 	return 0;
 }
 
+/* The parts of `kbench target-config` after the fetch: check, write
+ * (OUT.part, renamed at the end: nothing half-written), trim. */
+static int target_config_write(const char *name, const char *rel, struct strbuf *cfg,
+			       struct strbuf *mods, int localyes, const char *out)
+{
+	char err[300], part[KB_PATH_MAX + 8], lsmod[KB_PATH_MAX + 8];
+	int nmods, ret = -1;
+	if (kconfig_text_check(cfg->buf ? cfg->buf : "", cfg->len, err, sizeof(err)))
+		return error("target '%s': its running config (%s) is refused: %s", name, rel, err);
+	nmods = kconfig_modules_check(mods->buf ? mods->buf : "", mods->len, err, sizeof(err));
+	if (nmods < 0)
+		return error("target '%s': its /proc/modules is refused: %s", name, err);
+	snprintf(part, sizeof(part), "%s.part", out);
+	snprintf(lsmod, sizeof(lsmod), "%s.lsmod", out);
+	if (write_file_atomic(part, cfg->buf, cfg->len) ||
+	    (localyes && write_file_atomic(lsmod, mods->buf ? mods->buf : "", mods->len)) ||
+	    kconfig_for_tree(part, localyes ? lsmod : NULL, part) || rename(part, out))
+		goto out;
+	printf("target '%s': the running %s's config, %d modules loaded, made a config of Debian's "
+	       "6.12 tree%s: %s\n(use it as a variant's base: base = file, base_config = %s)\n", name,
+	       rel, nmods, localyes ? ", trimmed to those modules, built in (localyesconfig)" : "", out, out);
+	ret = 0;
+out:
+	unlink(part);
+	unlink(lsmod);
+	return ret;
+}
+
+/* kbench target-config --target NAME [--localyes] OUT: a machine's
+ * running config, as ktest and localmodconfig start from. */
+static int cmd_target_config(int argc, char **argv)
+{
+	struct strbuf cfg = STRBUF_INIT, mods = STRBUF_INIT;
+	const char *name = NULL, *out = NULL;
+	char rel[256];
+	int localyes = 0, ret = KB_EXIT_FAILED;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--target") && i + 1 < argc)
+			name = argv[++i];
+		else if (!strcmp(argv[i], "--localyes"))
+			localyes = 1;
+		else if (argv[i][0] != '-' && !out)
+			out = argv[i];
+		else
+			name = out = NULL, i = argc;
+	}
+	if (!name || !out)
+		return error("usage: kbench target-config --target NAME [--localyes] OUTFILE"),
+		       KB_EXIT_USAGE;
+	if (ssh_running_config(name, rel, sizeof(rel), &cfg, &mods))
+		goto out;
+	if (!*rel || strlen(rel) > 100 ||
+	    strspn(rel, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-+_") != strlen(rel)) {
+		error("target '%s': its kernel release '%.60s' is not a release name", name, rel);
+		goto out;
+	}
+	if (target_config_write(name, rel, &cfg, &mods, localyes, out) == 0)
+		ret = KB_EXIT_OK;
+out:
+	sb_release(&cfg);
+	sb_release(&mods);
+	return ret;
+}
+
 static int cmd_workloads(int argc, char **argv)
 {
 	(void)argc;
@@ -545,6 +612,7 @@ static const struct {
 	{ "run", cmd_run },         { "overhead", cmd_overhead }, { "kernels", cmd_kernels },
 	{ "fetch", cmd_fetch },     { "workloads", cmd_workloads }, { "show", cmd_show },
 	{ "validate", cmd_validate }, { "doctor", cmd_doctor },   { "kconfig", cmd_kconfig },
+	{ "target-config", cmd_target_config },
 	{ "build", cmd_fetch },
 	{ "compare", cmd_compare }, { "report", cmd_report }, { "regress", cmd_regress },
 	{ "bisect", cmd_bisect },

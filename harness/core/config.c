@@ -371,7 +371,7 @@ static int variant_handler(void *user, const char *section, const char *name, co
 	struct variant_ctx *c = user;
 	struct variant *v = c->v;
 	static const char *const sources[] = { "debian-image", "build", "image", NULL };
-	static const char *const bases[] = { "defconfig", "tinyconfig", NULL };
+	static const char *const bases[] = { "defconfig", "tinyconfig", "file", NULL };
 	static const struct opt_def vopts[] = {
 		{ "name", OPT_STRING, offsetof(struct variant, name), 0, 0, NULL, "variant name" },
 		{ "description", OPT_STRING, offsetof(struct variant, description), 0, 0, NULL, "" },
@@ -381,6 +381,7 @@ static int variant_handler(void *user, const char *section, const char *name, co
 		{ "cmdline", OPT_STRING, offsetof(struct variant, cmdline), 0, 0, NULL, "" },
 		{ "tree", OPT_STRING, offsetof(struct variant, tree), 0, 0, NULL, "" },
 		{ "base", OPT_ENUM, offsetof(struct variant, base), 0, 0, bases, "" },
+		{ "base_config", OPT_STRING, offsetof(struct variant, base_config), 0, 0, NULL, "" },
 		{ "configs", OPT_STRING, offsetof(struct variant, configs), 0, 0, NULL, "" },
 		{ "patches", OPT_STRING, offsetof(struct variant, patches), 0, 0, NULL, "" },
 		{ "test_only", OPT_BOOL, offsetof(struct variant, test_only), 0, 0, NULL, "" },
@@ -405,8 +406,8 @@ static int variant_handler(void *user, const char *section, const char *name, co
 	if (!d) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: name, description, source, package, release, cmdline, "
-			 "tree, base, configs, patches, test_only, image, modules, config, package_file, "
-			 "modules_file)",
+			 "tree, base, base_config, configs, patches, test_only, image, modules, config, "
+			 "package_file, modules_file)",
 			 name);
 		return 0;
 	}
@@ -443,14 +444,18 @@ static int variant_paths(struct variant *v)
 {
 	char dir[KB_PATH_MAX];
 	const char *slash;
-	char *const paths[] = { v->image, v->modules, v->kconfig, v->package_file, v->modules_file };
+	char *const paths[] = { v->image, v->modules, v->kconfig, v->package_file, v->modules_file,
+				v->base_config };
 	if (v->source == VSRC_IMAGE && !v->image[0])
 		return error("variant '%s': source image needs image = PATH (a bzImage)", v->path);
+	if ((v->base == VBASE_FILE) != !!v->base_config[0])
+		return error("variant '%s': base = file and base_config = PATH (a .config, e.g. from "
+			     "`kbench target-config`) go together", v->path);
 	if (v->modules_file[0] && !v->package_file[0])
 		return error("variant '%s': modules_file goes with package_file", v->path);
 	slash = strrchr(v->path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - v->path) : 1, slash ? v->path : ".");
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		char abs[KB_PATH_MAX];
 		if (!paths[i][0] || paths[i][0] == '/')
 			continue;

@@ -42,6 +42,8 @@ enum variant_source {
 enum variant_base {
 	VBASE_DEFCONFIG,   /* x86_64_defconfig + kvm_guest.config: for figures */
 	VBASE_TINYCONFIG,  /* tinyconfig: for tests only, never for figures */
+	VBASE_FILE,        /* a .config of the user's (base_config): a machine's
+			    * running config, from `kbench target-config` */
 };
 
 struct variant {
@@ -55,6 +57,7 @@ struct variant {
 	/* source = build */
 	char tree[OPT_STR_MAX];        /* Debian source package (KSRC overrides) */
 	int base;                      /* enum variant_base */
+	char base_config[OPT_STR_MAX]; /* base = file: the .config (absolute) */
 	char configs[OPT_STR_MAX];     /* fragments in configs/kernel, in order */
 	char patches[OPT_STR_MAX];     /* patches in kernels/patches, in order */
 	int test_only;                 /* a test kernel: never for figures */

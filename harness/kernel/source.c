@@ -25,6 +25,7 @@
 #include "kernel/worktree.h"
 #include "core/spawn.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -394,36 +395,67 @@ static const char *kopt_get(const struct kopt *o, size_t n, const char *name)
 	return "n";
 }
 
+/* The name of V's config base, for messages, keys and reports. */
+const char *variant_base_name(const struct variant *v)
+{
+	return v->base == VBASE_TINYCONFIG ? "tinyconfig" : v->base == VBASE_FILE ? "file" : "defconfig";
+}
+
+/* The fragments V's config merges, in order: for a file base kbench's
+ * file-base fragment first (a distribution config's build breakers). */
+static void variant_fragments(const struct variant *v, struct strvec *names)
+{
+	char list[OPT_STR_MAX], *save = NULL;
+	if (v->base == VBASE_FILE)
+		strvec_push(names, "file-base");
+	snprintf(list, sizeof(list), "%s", v->configs);
+	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save))
+		strvec_push(names, t);
+}
+
+/* The base config in OBJ: make defconfig (+ kvm_guest.config) or
+ * tinyconfig, or the user's file brought up to this tree (olddefconfig). */
+static int base_config(const struct variant *v, const char *tree, const char *odir,
+		       const char *dotconfig, const char *log)
+{
+	const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64",
+			       v->base == VBASE_TINYCONFIG ? "tinyconfig" :
+			       v->base == VBASE_FILE ? "olddefconfig" : "defconfig",
+			       v->base == VBASE_DEFCONFIG ? "kvm_guest.config" : NULL, NULL };
+	if (v->base == VBASE_FILE && copy_file(v->base_config, dotconfig, 0644))
+		return -1;
+	if (run_logged(argv, NULL, log, 600))
+		return step_fail("config", log, "make %s failed",
+				 v->base == VBASE_TINYCONFIG ? "tinyconfig" :
+				 v->base == VBASE_FILE ? "olddefconfig (over base_config)" :
+				 "defconfig kvm_guest.config");
+	return 0;
+}
+
 /* Make the merged .config for V in OBJ (a scratch build dir). */
 static int make_config(const struct variant *v, const char *tree, const char *obj,
 		       const char *log, struct strbuf *dropped)
 {
-	char list[OPT_STR_MAX], *save = NULL, odir[KB_PATH_MAX + 4], dotconfig[KB_PATH_MAX];
-	struct strvec frags = STRVEC_INIT;
+	char odir[KB_PATH_MAX + 4], dotconfig[KB_PATH_MAX];
+	struct strvec frags = STRVEC_INIT, names = STRVEC_INIT;
 	struct kopt *want = NULL, *got = NULL;
 	size_t nwant = 0, ngot = 0;
 	int ret = -1;
 
 	snprintf(odir, sizeof(odir), "O=%s", obj);
 	snprintf(dotconfig, sizeof(dotconfig), "%s/.config", obj);
-	snprintf(list, sizeof(list), "%s", v->configs);
-	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+	variant_fragments(v, &names);
+	for (size_t i = 0; i < names.n; i++) {
 		char path[KB_PATH_MAX];
-		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
-		if (parse_config(path, &want, &nwant, 1))
+		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), names.v[i]);
+		/* file-base's options may not exist in the user's config (no
+		 * module signing: no signing key): applied, not required */
+		if (strcmp(names.v[i], "file-base") && parse_config(path, &want, &nwant, 1))
 			goto out;
 		strvec_push(&frags, path);
 	}
-	{
-		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64",
-				       v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig",
-				       v->base == VBASE_TINYCONFIG ? NULL : "kvm_guest.config", NULL };
-		if (run_logged(argv, NULL, log, 600)) {
-			step_fail("config", log, "make %s failed",
-				  v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig kvm_guest.config");
-			goto out;
-		}
-	}
+	if (base_config(v, tree, odir, dotconfig, log))
+		goto out;
 	if (frags.n) {
 		struct strvec argv = STRVEC_INIT;
 		char script[KB_PATH_MAX];
@@ -464,6 +496,7 @@ out:
 	free(want);
 	free(got);
 	strvec_clear(&frags);
+	strvec_clear(&names);
 	return ret;
 }
 
@@ -745,17 +778,23 @@ void kernel_build_keys(const struct build_key_in *in, char inputs[65], char objd
  * commit */
 static int phase_inputs(struct build *b)
 {
-	char list[OPT_STR_MAX], *save = NULL;
 	struct strbuf frags = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
 	struct build_key_in in;
 	int ret = -1;
-	snprintf(list, sizeof(list), "%s", b->v->configs);
-	for (char *t = strtok_r(list, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+	if (b->v->base == VBASE_FILE) { /* the file's content, not its name */
+		char fh[65];
+		if (sha256_file_hex(b->v->base_config, fh))
+			goto out;
+		sb_addf(&frags, "base_config %s\n", fh);
+	}
+	variant_fragments(b->v, &names);
+	for (size_t i = 0; i < names.n; i++) {
 		char path[KB_PATH_MAX], fh[65];
-		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), t);
+		snprintf(path, sizeof(path), "%s/configs/kernel/%s.config", kb_home(), names.v[i]);
 		if (sha256_file_hex(path, fh))
 			goto out;
-		sb_addf(&frags, "fragment %s %s\n", t, fh);
+		sb_addf(&frags, "fragment %s %s\n", names.v[i], fh);
 	}
 	in.source = b->treekey;
 	in.location = b->loc[0] ? b->loc : NULL;
@@ -768,6 +807,7 @@ static int phase_inputs(struct build *b)
 	ret = 0;
 out:
 	sb_release(&frags);
+	strvec_clear(&names);
 	return ret;
 }
 
@@ -947,15 +987,15 @@ static int phase_build(struct build *b)
 		return -1;
 	snprintf(b->log, sizeof(b->log), "%s/build.log", b->obj);
 	unlink(b->log);
-	snprintf(cnt, sizeof(cnt), "%s/steps-%s", b->builds,
-		 v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig");
+	snprintf(cnt, sizeof(cnt), "%s/steps-%s", b->builds, variant_base_name(v));
 	if (path_exists(cnt) && read_file(cnt, &sb, 64) == 0 && sb.buf)
 		expect = atoi(sb.buf);
 	sb_release(&sb);
 	if (!expect)
 		expect = v->base == VBASE_TINYCONFIG ? 1300 : 3300;
 	info("kbench: building %s (%s, %s) in %s with -j%d; log %s", v->name, b->treekey,
-	     v->base == VBASE_TINYCONFIG ? "tinyconfig base: TEST KERNEL" : "defconfig base",
+	     v->base == VBASE_TINYCONFIG ? "tinyconfig base: TEST KERNEL" :
+	     v->base == VBASE_FILE ? "base_config file" : "defconfig base",
 	     b->obj, jobs > 0 ? jobs : 1, b->log);
 	steps = make_bzimage(b->tree, b->obj, b->log, jobs > 0 ? jobs : 1, expect);
 	if (steps < 0)
@@ -1038,7 +1078,10 @@ static int configure_and_build(struct build *b, struct kernel_image *k)
 	/* a kernel the guest cannot use is refused before it is built (kbench
 	 * kconfig still writes its config) */
 	snprintf(from, sizeof(from), "%s/.config", b->cfgobj);
-	if (kneeds_refuse_config(b->v->name, from))
+	if (b->v->base == VBASE_FILE) /* a machine's config: its needs are its own */
+		info("kbench: %s: base = file, a machine's config: QEMU's guest needs are not "
+		     "checked before the build (a QEMU run of it checks them)", b->v->name);
+	else if (kneeds_refuse_config(b->v->name, from))
 		return -1;
 	if (!rebuild && entry_fill(b->entry, k) == 0) {
 		info("kbench: %s: build cache hit (%s, kernel %s)", b->v->name, b->entry, k->release);
@@ -1120,5 +1163,143 @@ out:
 	strvec_clear(&b->patches);
 	sb_release(&b->patchset);
 	free(b);
+	return ret;
+}
+
+/* ---- a machine's running config (kbench target-config) ---- */
+
+/* The length of L's first N bytes' prefix of letters, digits, '_' (and
+ * '-' when DASH): strspn bounded by N (L need not end in a NUL). */
+static size_t ident_span(const char *l, size_t n, int dash)
+{
+	size_t i = 0;
+	while (i < n && (isalnum((unsigned char)l[i]) || l[i] == '_' || (dash && l[i] == '-')))
+		i++;
+	return i;
+}
+
+/* Line LINENO (N bytes at L) holds printable text and tabs only. */
+static int line_printable(const char *l, size_t n, size_t lineno, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isprint((unsigned char)l[i]) && l[i] != '\t') {
+			snprintf(err, errlen, "line %zu: a byte that is not printable text (0x%02x)",
+				 lineno, (unsigned char)l[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Hand-written: the text comes from a remote machine (untrusted) and
+ * must be a Kconfig file before kbench writes it anywhere or make reads
+ * it; no library parses Kconfig output. */
+int kconfig_text_check(const char *text, size_t len, char *err, size_t errlen)
+{
+	size_t opts = 0, lineno = 0;
+	int x86_64 = 0;
+	if (len > KCONFIG_TEXT_MAX) {
+		snprintf(err, errlen, "%zu bytes, more than a config has (at most %d)", len,
+			 KCONFIG_TEXT_MAX);
+		return -1;
+	}
+	for (const char *l = text, *end; l < text + len; l = end + 1) {
+		size_t n, name;
+		end = memchr(l, '\n', (size_t)(text + len - l));
+		if (!end)
+			end = text + len;
+		n = (size_t)(end - l);
+		if (line_printable(l, n, ++lineno, err, errlen))
+			return -1;
+		if (!n || l[0] == '#')
+			continue;
+		name = ident_span(l, n, 0);
+		if (n < 7 || memcmp(l, "CONFIG_", 7) || name <= 7 || name >= n || l[name] != '=') {
+			snprintf(err, errlen, "line %zu: expected 'CONFIG_X=value', a comment or a blank "
+				 "line, got '%.*s'", lineno, (int)(n < 60 ? n : 60), l);
+			return -1;
+		}
+		opts++;
+		if (n == 15 && !memcmp(l, "CONFIG_X86_64=y", 15))
+			x86_64 = 1;
+	}
+	if (opts < 100) {
+		snprintf(err, errlen, "only %zu options: not a kernel's config", opts);
+		return -1;
+	}
+	if (!x86_64) {
+		snprintf(err, errlen, "not an x86_64 config (no CONFIG_X86_64=y): kbench builds x86_64");
+		return -1;
+	}
+	return 0;
+}
+
+/* /proc/modules as localmodconfig's LSMOD file: "NAME SIZE ..." lines.
+ * Returns the module count, or -1 with ERR on anything else. */
+int kconfig_modules_check(const char *text, size_t len, char *err, size_t errlen)
+{
+	size_t lineno = 0;
+	int mods = 0;
+	for (const char *l = text, *end; l < text + len; l = end + 1) {
+		size_t n, name;
+		end = memchr(l, '\n', (size_t)(text + len - l));
+		if (!end)
+			end = text + len;
+		n = (size_t)(end - l);
+		if (line_printable(l, n, ++lineno, err, errlen))
+			return -1;
+		if (!n)
+			continue;
+		name = ident_span(l, n, 1);
+		if (!name || name + 1 >= n || l[name] != ' ' || !isdigit((unsigned char)l[name + 1])) {
+			snprintf(err, errlen, "line %zu: expected '/proc/modules' lines (NAME SIZE ...), "
+				 "got '%.*s'", lineno, (int)(n < 60 ? n : 60), l);
+			return -1;
+		}
+		mods++;
+	}
+	return mods;
+}
+
+/* IN brought up to Debian's 6.12 tree (olddefconfig) and, with LSMOD,
+ * trimmed to the modules it lists and those built in (make
+ * localyesconfig: kbench builds the bzImage alone, no modules), into OUT. */
+int kconfig_for_tree(const char *in, const char *lsmod, const char *out)
+{
+	char tree[KB_PATH_MAX], ident[600], cc[256], obj[KB_PATH_MAX], log[KB_PATH_MAX];
+	char odir[KB_PATH_MAX + 4], dotconfig[KB_PATH_MAX], lsarg[KB_PATH_MAX + 8];
+	int ret = -1;
+	if (kernel_source("linux-source-6.12", "trixie", tree, sizeof(tree), ident, sizeof(ident), cc,
+			  sizeof(cc)))
+		return -1;
+	snprintf(obj, sizeof(obj), "%s/tmp/target-config-%ld", cache_root(), (long)getpid());
+	rm_rf(obj);
+	if (mkdir_p(obj, 0755))
+		return -1;
+	snprintf(log, sizeof(log), "%s.log", obj);
+	snprintf(odir, sizeof(odir), "O=%s", obj);
+	snprintf(dotconfig, sizeof(dotconfig), "%s/.config", obj);
+	snprintf(lsarg, sizeof(lsarg), "LSMOD=%s", lsmod ? lsmod : "");
+	if (copy_file(in, dotconfig, 0644))
+		goto out;
+	{
+		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", "olddefconfig", NULL };
+		if (run_logged(argv, NULL, log, 600)) {
+			step_fail("config", log, "make olddefconfig over the machine's config failed");
+			goto out;
+		}
+	}
+	if (lsmod) {
+		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", lsarg, "localyesconfig",
+				       NULL };
+		if (run_logged(argv, NULL, log, 600)) {
+			step_fail("config", log, "make localyesconfig failed");
+			goto out;
+		}
+	}
+	ret = copy_file(dotconfig, out, 0644);
+	if (!ret)
+		unlink(log);
+out:
+	rm_rf(obj);
 	return ret;
 }

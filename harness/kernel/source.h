@@ -17,6 +17,19 @@ struct build_info {
 /* Find V's kernel in the build cache or build it (source, patch, config,
  * build). Returns 0, or -1 after an error naming the step and its log. */
 int kernel_build(const struct variant *v, struct kernel_image *k, struct build_info *bi);
+/* A machine's running config and loaded modules (kbench target-config):
+ * untrusted text checked line by line (0, or -1 with ERR naming the
+ * line); the modules check returns their count. */
+#define KCONFIG_TEXT_MAX (4 << 20)
+int kconfig_text_check(const char *text, size_t len, char *err, size_t errlen);
+int kconfig_modules_check(const char *text, size_t len, char *err, size_t errlen);
+/* IN made a config of Debian's 6.12 tree (olddefconfig), trimmed with
+ * localyesconfig to the modules of LSMOD, built in, when LSMOD is not
+ * NULL (kbench builds no modules), written to OUT. */
+int kconfig_for_tree(const char *in, const char *lsmod, const char *out);
+
+/* "defconfig", "tinyconfig" or "file" (base = file: V's base_config). */
+const char *variant_base_name(const struct variant *v);
 /* The variant's most recent build, without configuring: 0 found, 1 none. */
 int kernel_build_last(const struct variant *v, struct kernel_image *k);
 

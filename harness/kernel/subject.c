@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/jsonutil.h"
 #include "core/util.h"
+#include "kernel/source.h"
 #include "kernel/subject.h"
 
 #define PATCH_MAX (8u << 20)
@@ -217,7 +218,9 @@ json_object *subject_json(const struct variant *v, const char *cmdline)
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "tree", json_object_new_string(v->tree));
-	json_object_object_add(o, "base", json_object_new_string(v->base == VBASE_TINYCONFIG ? "tinyconfig" : "defconfig"));
+	json_object_object_add(o, "base", json_object_new_string(variant_base_name(v)));
+	if (v->base == VBASE_FILE)
+		json_object_object_add(o, "base_config", json_object_new_string(v->base_config));
 	json_object_object_add(o, "config_fragments", frags);
 	json_object_object_add(o, "patches", patches);
 	json_object_object_add(o, "lock_knobs", lock_knobs(cmdline));

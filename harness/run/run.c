@@ -1199,7 +1199,10 @@ static int bench_prepare(struct bench *b)
 	else if (!b->old)
 		snprintf(b->cmdline, sizeof(b->cmdline), "%s%s%s", b->v.cmdline, o->cmdline ? " " : "",
 			 o->cmdline ? o->cmdline : "");
-	if (bench_boot_params(b) || (!local && kernel_needs_refuse(b->v.name, &b->k, b->needs.hostroot)) ||
+	/* QEMU's guest needs; a target boots with its own userspace */
+	if (bench_boot_params(b) ||
+	    (!local && !(b->bk->caps & BK_CAP_TARGET) &&
+	     kernel_needs_refuse(b->v.name, &b->k, b->needs.hostroot)) ||
 	    (!local && !(b->bk->caps & BK_CAP_TARGET) &&
 	     image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd))))
 		return -1;

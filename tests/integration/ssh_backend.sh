@@ -9,6 +9,8 @@
 #  - and nothing of kbench's left on it, its default kernel running.
 #  - kbench doctor --target: the lab passes; a bad scratch and a changed
 #    host key fail with what to do;
+#  - kbench target-config: the lab's running config for the 6.12 tree,
+#    whole and --localyes, and an rt variant's config over it;
 #  - a campaign of two variants on it (kbench campaign --target), the
 #    first a variant that panics after the kexec (init=/bin/false
 #    panic=0): the power-cycle command brings the machine back, that
@@ -138,6 +140,32 @@ expect_exit 1 "$KB" doctor --target "$tmp/hostkey.ini"
 expect_out "^FAIL ssh .*Host key verification failed"
 expect_out "host key is not the one in known_hosts"
 
+# kbench target-config: the lab's running config (Debian 12's 6.1) made a
+# config of the 6.12 tree, whole and trimmed to its loaded modules, built
+# in (localyesconfig: virtio_net, loaded, is =y; e1000e, not loaded, goes);
+# a PREEMPT_RT variant over it keeps its fragment and loses the distro's
+# certificate files. Nothing is changed on the machine.
+t1=$(date +%s)
+expect_exit 0 "$KB" target-config --target "$tmp/lab.ini" "$tmp/lab.base"
+expect_out "the running $default's config, [0-9]* modules loaded"
+expect_exit 0 "$KB" target-config --target "$tmp/lab.ini" --localyes "$tmp/lab.local"
+expect_out "trimmed to those modules, built in (localyesconfig)"
+grep -qx 'CONFIG_VIRTIO_NET=[ym]' "$tmp/lab.base" && grep -qx 'CONFIG_E1000E=[ym]' "$tmp/lab.base" &&
+	grep -qx 'CONFIG_VIRTIO_NET=y' "$tmp/lab.local" && ! grep -q '^CONFIG_E1000E=' "$tmp/lab.local" &&
+	ok "target-config: $(grep -c '=[ym]$' "$tmp/lab.base") options, $(grep -c '=[ym]$' "$tmp/lab.local") with --localyes" ||
+	bad "target-config: virtio_net/e1000e not as expected"
+expect_exit 2 "$KB" target-config --target "$tmp/lab.ini"
+expect_out "usage: kbench target-config"
+printf '[variant]\nname = lab-rt\nsource = build\ntree = linux-source-6.12\nbase = file\nbase_config = lab.local\nconfigs = rt\n' \
+	>"$tmp/lab-rt.ini"
+expect_exit 0 "$KB" kconfig "$tmp/lab-rt.ini" "$tmp/lab-rt.config"
+grep -qx 'CONFIG_PREEMPT_RT=y' "$tmp/lab-rt.config" && grep -qx 'CONFIG_VIRTIO_NET=[ym]' "$tmp/lab-rt.config" &&
+	grep -qx 'CONFIG_SYSTEM_TRUSTED_KEYS=""' "$tmp/lab-rt.config" && grep -qx 'CONFIG_MODULES=y' "$tmp/lab-rt.config" &&
+	ok "an rt variant over the lab's config: PREEMPT_RT, virtio_net, no distro certificates" ||
+	bad "the rt variant's config over the lab's"
+echo "target-config and kconfig: $(($(date +%s) - t1)) s"
+clean_lab "target-config"
+
 # a campaign on the lab machine, the user's case of a run that goes on
 # after a panic: a variant that panics after the kexec (init=/bin/false
 # is a real init that exits, "Attempted to kill init!", and panic=0 never
@@ -226,7 +254,10 @@ expect_out "machine: CPU model"
 # is rebooted to its default kernel with nothing of kbench's left but its
 # initrd cache, and both locks are free (doctor, the next case's run)
 t1=$(date +%s)
-run --target "$tmp/lab.ini" --run-id ctrlc --iterations 2 >"$tmp/ctrlc.log" 2>&1 &
+# kbench itself in the background ($! its pid: a function or subshell
+# would take the signal, and a background job's SIGINT is ignored)
+"$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" --reports "$tmp/r" --boot-retries 0 \
+	--target "$tmp/lab.ini" --run-id ctrlc --iterations 2 >"$tmp/ctrlc.log" 2>&1 &
 pid=$!
 for i in $(seq 1 600); do
 	grep -q '^kbench:   hackbench: ' "$tmp/ctrlc.log" 2>/dev/null && break

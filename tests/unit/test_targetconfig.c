@@ -1,0 +1,116 @@
+/* test_targetconfig.c - a remote machine's running config and loaded
+ * modules (kbench target-config, kernel/source.c) are untrusted text:
+ * the real head of the lab machine's Debian 12 config (6.1.0-50-amd64,
+ * tests/fixtures/targetconfig/) and its /proc/modules pass; binary bytes,
+ * a shell line, too few options, another architecture, an oversize text
+ * and a malformed module line are refused, naming the line. A variant's
+ * base = file goes with base_config (core/config.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "core/config.h"
+#include "kernel/source.h"
+
+#define FIX KB_SRCDIR "/tests/fixtures/targetconfig/"
+
+static char *slurp(const char *name, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[KB_PATH_MAX];
+	snprintf(path, sizeof(path), FIX "%s", name);
+	assert_int_equal(read_file(path, &sb, 1 << 20), 0);
+	*len = sb.len;
+	return sb.buf ? sb.buf : xasprintf("%s", "");
+}
+
+static void test_real_config(void **state)
+{
+	char err[300] = "";
+	size_t len;
+	char *t = slurp("config-6.1.0-50-amd64.head", &len);
+	(void)state;
+	assert_int_equal(kconfig_text_check(t, len, err, sizeof(err)), 0);
+	free(t);
+}
+
+static void test_bad_config(void **state)
+{
+	char err[300], *t, *bad;
+	size_t len;
+	(void)state;
+	t = slurp("config-6.1.0-50-amd64.head", &len);
+	bad = xasprintf("%s\nrm -rf /\n", t); /* a line that is not Kconfig's */
+	assert_int_equal(kconfig_text_check(bad, strlen(bad), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 422: expected 'CONFIG_X=value'"));
+	free(bad);
+	bad = xasprintf("%sCONFIG_X=\x01\n", t); /* a control byte */
+	assert_int_equal(kconfig_text_check(bad, strlen(bad), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not printable"));
+	free(bad);
+	bad = xasprintf("%s", t); /* another architecture */
+	strstr(bad, "CONFIG_X86_64=y")[14] = 'n';
+	assert_int_equal(kconfig_text_check(bad, strlen(bad), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not an x86_64 config"));
+	free(bad);
+	assert_int_equal(kconfig_text_check("CONFIG_X86_64=y\n", 16, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "only 1 options"));
+	assert_int_equal(kconfig_text_check(t, KCONFIG_TEXT_MAX + 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than a config has"));
+	free(t);
+}
+
+static void test_modules(void **state)
+{
+	char err[300];
+	size_t len;
+	char *t = slurp("proc-modules", &len);
+	(void)state;
+	assert_true(kconfig_modules_check(t, len, err, sizeof(err)) >= 10);
+	assert_int_equal(kconfig_modules_check("virtio_net 61440 0 - Live 0x0\n$(reboot)\n", 40, err,
+					       sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 2: expected '/proc/modules' lines"));
+	assert_int_equal(kconfig_modules_check("", 0, err, sizeof(err)), 0);
+	free(t);
+}
+
+/* base = file and base_config go together; a relative path is taken
+ * from the variant file's directory */
+static void test_variant_base_file(void **state)
+{
+	char dir[] = "/tmp/kbench-tcfg-XXXXXX", path[KB_PATH_MAX];
+	struct variant v;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lab.ini", dir);
+	const char *good = "[variant]\nname = lab\nsource = build\ntree = linux-source-6.12\n"
+			   "base = file\nbase_config = lab.config\nconfigs = rt\n";
+	const char *lone = "[variant]\nname = nofile\nsource = build\ntree = linux-source-6.12\n"
+			   "base = file\n";
+	assert_int_equal(write_file_atomic(path, good, strlen(good)), 0);
+	assert_int_equal(variant_load(path, &v), 0);
+	assert_int_equal(v.base, VBASE_FILE);
+	snprintf(path, sizeof(path), "%s/lab.config", dir);
+	assert_string_equal(v.base_config, path);
+	snprintf(path, sizeof(path), "%s/nofile.ini", dir);
+	assert_int_equal(write_file_atomic(path, lone, strlen(lone)), 0);
+	assert_int_equal(variant_load(path, &v), -1);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_config),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_variant_base_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
