@@ -1178,15 +1178,54 @@ static size_t ident_span(const char *l, size_t n, int dash)
 	return i;
 }
 
-/* Line LINENO (N bytes at L) holds printable text and tabs only. */
-static int line_printable(const char *l, size_t n, size_t lineno, char *err, size_t errlen)
+/* A remote machine's text, line by line: each line printable (tabs
+ * allowed; L need not end in a NUL) and then FN's to judge. 0, or -1
+ * with ERR naming the line. */
+typedef int (*line_fn)(const char *l, size_t n, size_t lineno, void *ctx, char *err,
+		       size_t errlen);
+static int each_text_line(const char *text, size_t len, line_fn fn, void *ctx, char *err,
+			  size_t errlen)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!isprint((unsigned char)l[i]) && l[i] != '\t') {
-			snprintf(err, errlen, "line %zu: a byte that is not printable text (0x%02x)",
-				 lineno, (unsigned char)l[i]);
+	size_t lineno = 0;
+	for (const char *l = text, *end; l < text + len; l = end + 1) {
+		size_t n;
+		end = memchr(l, '\n', (size_t)(text + len - l));
+		if (!end)
+			end = text + len;
+		n = (size_t)(end - l);
+		lineno++;
+		for (size_t i = 0; i < n; i++)
+			if (!isprint((unsigned char)l[i]) && l[i] != '\t') {
+				snprintf(err, errlen, "line %zu: a byte that is not printable text (0x%02x)",
+					 lineno, (unsigned char)l[i]);
+				return -1;
+			}
+		if (n && fn(l, n, lineno, ctx, err, errlen))
 			return -1;
-		}
+	}
+	return 0;
+}
+
+struct kconfig_count {
+	size_t opts;
+	int x86_64;
+};
+
+static int kconfig_line(const char *l, size_t n, size_t lineno, void *ctx, char *err,
+			size_t errlen)
+{
+	struct kconfig_count *c = ctx;
+	size_t name = ident_span(l, n, 0);
+	if (l[0] == '#')
+		return 0;
+	if (n < 7 || memcmp(l, "CONFIG_", 7) || name <= 7 || name >= n || l[name] != '=') {
+		snprintf(err, errlen, "line %zu: expected 'CONFIG_X=value', a comment or a blank line, "
+			 "got '%.*s'", lineno, (int)(n < 60 ? n : 60), l);
+		return -1;
+	}
+	c->opts++;
+	if (n == 15 && !memcmp(l, "CONFIG_X86_64=y", 15))
+		c->x86_64 = 1;
 	return 0;
 }
 
@@ -1195,41 +1234,35 @@ static int line_printable(const char *l, size_t n, size_t lineno, char *err, siz
  * it; no library parses Kconfig output. */
 int kconfig_text_check(const char *text, size_t len, char *err, size_t errlen)
 {
-	size_t opts = 0, lineno = 0;
-	int x86_64 = 0;
+	struct kconfig_count c = { 0, 0 };
 	if (len > KCONFIG_TEXT_MAX) {
 		snprintf(err, errlen, "%zu bytes, more than a config has (at most %d)", len,
 			 KCONFIG_TEXT_MAX);
 		return -1;
 	}
-	for (const char *l = text, *end; l < text + len; l = end + 1) {
-		size_t n, name;
-		end = memchr(l, '\n', (size_t)(text + len - l));
-		if (!end)
-			end = text + len;
-		n = (size_t)(end - l);
-		if (line_printable(l, n, ++lineno, err, errlen))
-			return -1;
-		if (!n || l[0] == '#')
-			continue;
-		name = ident_span(l, n, 0);
-		if (n < 7 || memcmp(l, "CONFIG_", 7) || name <= 7 || name >= n || l[name] != '=') {
-			snprintf(err, errlen, "line %zu: expected 'CONFIG_X=value', a comment or a blank "
-				 "line, got '%.*s'", lineno, (int)(n < 60 ? n : 60), l);
-			return -1;
-		}
-		opts++;
-		if (n == 15 && !memcmp(l, "CONFIG_X86_64=y", 15))
-			x86_64 = 1;
-	}
-	if (opts < 100) {
-		snprintf(err, errlen, "only %zu options: not a kernel's config", opts);
+	if (each_text_line(text, len, kconfig_line, &c, err, errlen))
+		return -1;
+	if (c.opts < 100) {
+		snprintf(err, errlen, "only %zu options: not a kernel's config", c.opts);
 		return -1;
 	}
-	if (!x86_64) {
+	if (!c.x86_64) {
 		snprintf(err, errlen, "not an x86_64 config (no CONFIG_X86_64=y): kbench builds x86_64");
 		return -1;
 	}
+	return 0;
+}
+
+static int module_line(const char *l, size_t n, size_t lineno, void *ctx, char *err,
+		       size_t errlen)
+{
+	size_t name = ident_span(l, n, 1);
+	if (!name || name + 1 >= n || l[name] != ' ' || !isdigit((unsigned char)l[name + 1])) {
+		snprintf(err, errlen, "line %zu: expected '/proc/modules' lines (NAME SIZE ...), got "
+			 "'%.*s'", lineno, (int)(n < 60 ? n : 60), l);
+		return -1;
+	}
+	++*(int *)ctx;
 	return 0;
 }
 
@@ -1237,27 +1270,8 @@ int kconfig_text_check(const char *text, size_t len, char *err, size_t errlen)
  * Returns the module count, or -1 with ERR on anything else. */
 int kconfig_modules_check(const char *text, size_t len, char *err, size_t errlen)
 {
-	size_t lineno = 0;
 	int mods = 0;
-	for (const char *l = text, *end; l < text + len; l = end + 1) {
-		size_t n, name;
-		end = memchr(l, '\n', (size_t)(text + len - l));
-		if (!end)
-			end = text + len;
-		n = (size_t)(end - l);
-		if (line_printable(l, n, ++lineno, err, errlen))
-			return -1;
-		if (!n)
-			continue;
-		name = ident_span(l, n, 1);
-		if (!name || name + 1 >= n || l[name] != ' ' || !isdigit((unsigned char)l[name + 1])) {
-			snprintf(err, errlen, "line %zu: expected '/proc/modules' lines (NAME SIZE ...), "
-				 "got '%.*s'", lineno, (int)(n < 60 ? n : 60), l);
-			return -1;
-		}
-		mods++;
-	}
-	return mods;
+	return each_text_line(text, len, module_line, &mods, err, errlen) ? -1 : mods;
 }
 
 /* IN brought up to Debian's 6.12 tree (olddefconfig) and, with LSMOD,
