@@ -577,6 +577,8 @@ const struct workload_ops cyclictest_ops = {
 	.name = "cyclictest",
 	.description = "timer wake-up latency histogram, optionally under hackbench load (rt-tests)",
 	.headline = "lat_p99",
+	.no_repeat = "its latency histogram (extra) is one per run and a median of repeats "
+		     "would not be a histogram; run more iterations instead",
 	.tools = cyclictest_tools,
 	.opts = cyclictest_opts,
 	.params_size = sizeof(struct cyclictest_params),

@@ -675,6 +675,8 @@ const struct workload_ops kbuild_ops = {
 	 * said "time", which kbuild never had, so kbuild never counted in a
 	 * comparison's score (test_headline_is_produced) */
 	.headline = "elapsed",
+	.no_repeat = "a second build in the same boot would find the first one's objects "
+		     "(an incremental build, not a repeat); run more iterations instead",
 	.tools = kbuild_tools,
 	.opts = kbuild_opts,
 	.params_size = sizeof(struct kbuild_params),

@@ -118,9 +118,36 @@ static struct suite_entry *entry_for(struct suite_ctx *c, const char *section)
 	memset(&s->w[s->n], 0, sizeof(s->w[s->n]));
 	s->w[s->n].ops = ops;
 	snprintf(s->w[s->n].label, sizeof(s->w[s->n].label), "%s", section);
+	s->w[s->n].repeat = 1;
 	s->w[s->n].params = xcalloc(1, ops->params_size);
 	ops->defaults(s->w[s->n].params, c->vcpus);
 	return &s->w[s->n++];
+}
+
+/* The keys every workload section has: timeout (seconds before the agent
+ * kills a run) and repeat (runs back to back in one boot). 1 when NAME
+ * was one and is set, 0 with C->err set when its value is bad, -1 when
+ * NAME is not a common key. */
+static int common_key(struct suite_ctx *c, struct suite_entry *e, const char *name,
+		      const char *value)
+{
+	static const struct opt_def tdef = { "timeout", OPT_INT, 0, 1, 86400, NULL, "" };
+	static const struct opt_def rdef = { "repeat", OPT_INT, 0, 1, KB_REPEAT_MAX, NULL, "" };
+	int is_repeat = !strcmp(name, "repeat");
+	char err[300];
+	if (!is_repeat && strcmp(name, "timeout"))
+		return -1;
+	if (opt_set(is_repeat ? &e->repeat : &e->timeout_s, is_repeat ? &rdef : &tdef, value, err,
+		    sizeof(err))) {
+		snprintf(c->err, sizeof(c->err), "%s", err);
+		return 0;
+	}
+	if (is_repeat && e->repeat > 1 && e->ops->no_repeat) {
+		snprintf(c->err, sizeof(c->err), "[%s]: repeat = %d refused: %s", e->label, e->repeat,
+			 e->ops->no_repeat);
+		return 0;
+	}
+	return 1;
 }
 
 static int suite_handler(void *user, const char *section, const char *name, const char *value)
@@ -179,24 +206,19 @@ static int suite_handler(void *user, const char *section, const char *name, cons
 	{
 		struct suite_entry *e = entry_for(c, section);
 		const struct opt_def *d;
+		int r;
 		if (!e)
 			return 0;
-		if (!strcmp(name, "timeout")) {
-			/* generic to every workload: seconds before the agent kills it */
-			static const struct opt_def tdef = { "timeout", OPT_INT, 0, 1, 86400, NULL, "" };
-			if (opt_set(&e->timeout_s, &tdef, value, err, sizeof(err))) {
-				snprintf(c->err, sizeof(c->err), "%s", err);
-				return 0;
-			}
-			return 1;
-		}
+		if ((r = common_key(c, e, name, value)) >= 0)
+			return r;
 		d = opt_find(e->ops->opts, name);
 		if (!d) {
 			struct strbuf known = STRBUF_INIT;
 			for (const struct opt_def *o = e->ops->opts; o->name; o++)
 				sb_addf(&known, "%s%s", known.len ? ", " : "", o->name);
-			snprintf(c->err, sizeof(c->err), "unknown key '%s' in [%s] (known: %s, timeout)",
-				 name, section, known.buf ? known.buf : "");
+			snprintf(c->err, sizeof(c->err),
+				 "unknown key '%s' in [%s] (known: %s, timeout, repeat)", name, section,
+				 known.buf ? known.buf : "");
 			sb_release(&known);
 			return 0;
 		}

@@ -11,8 +11,13 @@ struct suite_entry {
 	const struct workload_ops *ops;
 	char label[KB_NAME_MAX]; /* section name: "hackbench" or "cyclictest.load" */
 	void *params;            /* ops->params_size bytes, owned */
-	int timeout_s;           /* "timeout" key: overrides the derived deadline */
+	int timeout_s;           /* "timeout" key: overrides the derived deadline
+				  * (of each repeat) */
+	int repeat;              /* "repeat" key: runs back to back in one boot
+				  * (1..KB_REPEAT_MAX, default 1) */
 };
+
+#define KB_REPEAT_MAX 100
 
 struct suite {
 	char name[KB_NAME_MAX];

@@ -83,6 +83,9 @@ struct workload_ops {
 	/* The metric a comparison's score and the report's seed table use
 	 * (compare.c); NULL: the workload's first metric. */
 	const char *headline;
+	/* Why a suite may not set `repeat` above 1 for this workload (the
+	 * suite is refused at load with this reason); NULL: it may. */
+	const char *no_repeat;
 	/* What the host needs for this workload, every option included;
 	 * terminated by a NULL name. */
 	const struct host_tool *tools;

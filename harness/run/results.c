@@ -199,6 +199,89 @@ void results_host_noise(json_object *doc)
 	jset(doc, "host_noise", o);
 }
 
+/* ---- repeats inside one boot ---- */
+
+/* O[KEY] += X (a number; created when absent). */
+static void jadd_num(json_object *o, const char *key, double x)
+{
+	json_object *v = jget(o, key);
+	jset(o, key, json_object_new_double((v ? json_object_get_double(v) : 0) + x));
+}
+
+/* A[] += V (a new reference); A created in O under KEY when absent. */
+static void jappend(json_object *o, const char *key, json_object *v)
+{
+	json_object *a = jget(o, key);
+	if (!a) {
+		a = json_object_new_array();
+		jset(o, key, a);
+	}
+	json_object_array_add(a, json_object_get(v));
+}
+
+void results_repeat_add(json_object *wj, json_object *rj)
+{
+	static const char *const times[] = { "wall_s", "user_s", "sys_s", NULL };
+	json_object *ls = jget(rj, "lock_stats"), *sum, *bg = jget(rj, "background_runs");
+	for (int i = 0; times[i]; i++)
+		if (jget(rj, times[i]))
+			jadd_num(wj, times[i], json_object_get_double(jget(rj, times[i])));
+	if (bg)
+		jset_int(wj, "background_runs",
+			 json_object_get_int(jget(wj, "background_runs")) + json_object_get_int(bg));
+	jappend(wj, "repeat_metrics", jget(rj, "metrics"));
+	if (jget(rj, "extra"))
+		jappend(wj, "repeat_extra", jget(rj, "extra"));
+	if (jget(rj, "raw")) {
+		jappend(wj, "repeat_raw", jget(rj, "raw"));
+		if (!jget(wj, "raw")) /* the first repeat's, for readers of one output */
+			jset(wj, "raw", json_object_get(jget(rj, "raw")));
+	}
+	if (!ls)
+		return;
+	if (!(sum = jget(wj, "lock_stats"))) {
+		sum = json_object_new_object();
+		jset(wj, "lock_stats", sum);
+	}
+	json_object_object_foreach(ls, counter, v) {
+		json_object *old = jget(sum, counter);
+		int64_t x = json_object_get_int64(v), y = old ? json_object_get_int64(old) : 0;
+		jset_i64(sum, counter, x > INT64_MAX - y ? INT64_MAX : x + y);
+	}
+	jset_int(wj, "lock_stats_repeats", json_object_get_int(jget(wj, "lock_stats_repeats")) + 1);
+}
+
+void results_repeats_done(json_object *wj)
+{
+	json_object *rm = jget(wj, "repeat_metrics"), *first = json_object_array_get_idx(rm, 0);
+	json_object *metrics = json_object_new_object(), *wb = json_object_new_object();
+	size_t n = json_object_array_length(rm);
+	double *v = xmalloc((n ? n : 1) * sizeof(*v));
+	json_object_object_foreach(first, name, m0) {
+		json_object *d, *m;
+		size_t k = 0;
+		for (size_t r = 0; r < n; r++) {
+			json_object *x = jget(jget(json_object_array_get_idx(rm, r), name), "value");
+			if (x && isfinite(json_object_get_double(x)))
+				v[k++] = json_object_get_double(x);
+		}
+		if (!k)
+			continue;
+		stats_describe(v, k, d = json_object_new_object());
+		m = json_object_new_object();
+		jset(m, "value", json_object_new_double(json_object_get_double(jget(d, "median"))));
+		jset_str(m, "unit", or_empty(jstr(m0, "unit")));
+		jset_str(m, "better", or_empty(jstr(m0, "better")));
+		jset(metrics, name, m);
+		jset(wb, name, d);
+	}
+	free(v);
+	jset_str(wj, "status", "ok");
+	jset_int(wj, "repeats", (int)n);
+	jset(wj, "metrics", metrics);
+	jset(wj, "within_boot", wb);
+}
+
 /* ---- validation ---- */
 
 static int verr(char *err, size_t len, const char *fmt, ...)
@@ -308,6 +391,83 @@ static int check_metrics(json_object *metrics, const char *where, char *err, siz
 	return 0;
 }
 
+/* within_boot[NAME], the spread of a metric's repeats (WHERE names it). */
+static int check_within(json_object *d, int repeats, const char *where, char *err, size_t len)
+{
+	static const char *const nums[] = { "mean", "min", "max", NULL };
+	json_object *cv;
+	int n;
+	if (!json_object_is_type(d, json_type_object))
+		return verr(err, len, "%s: not an object", where);
+	if (need(d, "n", json_type_int, 0, where, err, len) ||
+	    need(d, "cv", json_type_double, 1, where, err, len))
+		return -1;
+	n = json_object_get_int(jget(d, "n"));
+	if (n < 1 || n > repeats)
+		return verr(err, len, "%s: 'n' should be in 1..%d (the repeats), is %d", where, repeats, n);
+	for (int i = 0; nums[i]; i++) {
+		if (need(d, nums[i], json_type_double, 0, where, err, len))
+			return -1;
+		if (!isfinite(json_object_get_double(jget(d, nums[i]))))
+			return verr(err, len, "%s: '%s' is not finite", where, nums[i]);
+	}
+	if (json_object_get_double(jget(d, "min")) > json_object_get_double(jget(d, "max")))
+		return verr(err, len, "%s: 'min' is above 'max'", where);
+	cv = jget(d, "cv");
+	if (cv && !(json_object_get_double(cv) >= 0 && isfinite(json_object_get_double(cv))))
+		return verr(err, len, "%s: 'cv' should be a number >= 0 or null", where);
+	return 0;
+}
+
+/* An ok workload's repeats inside one boot, when it has them: repeats
+ * (2..KB_REPEAT_MAX), one repeat_metrics entry per repeat, within_boot
+ * for exactly the workload's metrics, lock_stats_repeats in range. */
+static int check_repeats(json_object *w, const char *where, char *err, size_t len)
+{
+	json_object *rm, *wb, *metrics = jget(w, "metrics"), *lr = jget(w, "lock_stats_repeats");
+	char ww[300];
+	int r;
+	if (!jget(w, "repeats") && !jget(w, "repeat_metrics") && !jget(w, "within_boot"))
+		return 0;
+	if (need(w, "repeats", json_type_int, 0, where, err, len) ||
+	    need(w, "repeat_metrics", json_type_array, 0, where, err, len) ||
+	    need(w, "within_boot", json_type_object, 0, where, err, len))
+		return -1;
+	r = json_object_get_int(jget(w, "repeats"));
+	rm = jget(w, "repeat_metrics");
+	wb = jget(w, "within_boot");
+	if (r < 2 || r > KB_REPEAT_MAX)
+		return verr(err, len, "%s: 'repeats' should be in 2..%d, is %d", where, KB_REPEAT_MAX, r);
+	if (json_object_array_length(rm) != (size_t)r)
+		return verr(err, len, "%s: 'repeat_metrics' has %zu entries, not 'repeats' (%d)", where,
+			    json_object_array_length(rm), r);
+	for (int i = 0; i < r; i++) {
+		json_object *m = json_object_array_get_idx(rm, (size_t)i);
+		snprintf(ww, sizeof(ww), "%s repeat %d", where, i + 1);
+		if (!json_object_is_type(m, json_type_object))
+			return verr(err, len, "%s: not an object", ww);
+		if (check_metrics(m, ww, err, len))
+			return -1;
+	}
+	json_object_object_foreach(metrics, name, m) {
+		(void)m;
+		snprintf(ww, sizeof(ww), "%s within_boot '%s'", where, name);
+		if (!jget(wb, name))
+			return verr(err, len, "%s: missing", ww);
+		if (check_within(jget(wb, name), r, ww, err, len))
+			return -1;
+	}
+	json_object_object_foreach(wb, wname, wv) {
+		(void)wv;
+		if (!jget(metrics, wname))
+			return verr(err, len, "%s: within_boot has '%s', which is not a metric", where, wname);
+	}
+	if (lr && (!json_object_is_type(lr, json_type_int) || json_object_get_int(lr) < 1 ||
+		   json_object_get_int(lr) > r))
+		return verr(err, len, "%s: 'lock_stats_repeats' should be an integer in 1..%d", where, r);
+	return 0;
+}
+
 /* host.backend (a name: [a-z][a-z0-9_-]*, at most 32) and
  * host.backend_version (a string), when present: older runs lack them. */
 static int host_backend_check(json_object *host, char *err, size_t len)
@@ -401,6 +561,11 @@ int results_validate(json_object *doc, char *err, size_t len)
 		    need(w, "workload", json_type_string, 0, "suite workload", err, len) ||
 		    need(w, "params", json_type_object, 0, "suite workload", err, len))
 			return err[0] ? -1 : verr(err, len, "suite workload %zu is not an object", i);
+		if (jget(w, "repeat") && (!json_object_is_type(jget(w, "repeat"), json_type_int) ||
+					  json_object_get_int(jget(w, "repeat")) < 1 ||
+					  json_object_get_int(jget(w, "repeat")) > KB_REPEAT_MAX))
+			return verr(err, len, "suite workload %zu: 'repeat' should be an integer in 1..%d",
+				    i + 1, KB_REPEAT_MAX);
 	}
 	its = json_object_object_get(doc, "iterations");
 	for (size_t i = 0; i < json_object_array_length(its); i++) {
@@ -435,7 +600,8 @@ int results_validate(json_object *doc, char *err, size_t len)
 				return -1;
 			if (!strcmp(json_object_get_string(json_object_object_get(w, "status")), "ok")) {
 				if (need(w, "metrics", json_type_object, 0, ww, err, len) ||
-				    check_metrics(json_object_object_get(w, "metrics"), ww, err, len))
+				    check_metrics(json_object_object_get(w, "metrics"), ww, err, len) ||
+				    check_repeats(w, ww, err, len))
 					return -1;
 			} else if (need(w, "error", json_type_string, 0, ww, err, len)) {
 				return -1;
@@ -617,6 +783,8 @@ static json_object *suite_json(const struct results_head *h)
 		json_object_object_add(w, "params", opts_to_json(s->w[i].params, s->w[i].ops->opts));
 		json_object_object_add(w, "timeout_s", s->w[i].timeout_s ?
 				       json_object_new_int(s->w[i].timeout_s) : NULL);
+		if (s->w[i].repeat > 1) /* absent: 1, as in runs before the key */
+			json_object_object_add(w, "repeat", json_object_new_int(s->w[i].repeat));
 		json_object_array_add(wls, w);
 	}
 	json_object_object_add(js, "workloads", wls);

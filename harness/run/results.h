@@ -44,6 +44,17 @@ void results_summarize(json_object *doc);
 void results_host_noise(json_object *doc);
 /* n, mean, median, min, max, stddev, cv of IN[0..n) into OUT (n >= 1). */
 void stats_describe(const double *in, size_t n, json_object *out);
+/* A workload's repeats inside one boot (suite key `repeat`, docs/results.md):
+ * fold repeat RJ (the entry of one ok run) into WJ, the workload's entry:
+ * its metrics onto repeat_metrics, its extra onto repeat_extra, its raw
+ * output onto repeat_raw (raw: the first repeat's), wall_s, user_s, sys_s
+ * and background_runs summed, its lock counters summed into lock_stats
+ * (lock_stats_repeats: how many repeats' counters the sums hold). */
+void results_repeat_add(json_object *wj, json_object *rj);
+/* After the last repeat: WJ's status ok, repeats N, metrics (per metric
+ * the median of the repeats) and within_boot (per metric stats_describe
+ * of the repeats: n, mean, median, min, max, stddev, cv). */
+void results_repeats_done(json_object *wj);
 /* Check DOC against the schema; reason into ERR. */
 int results_validate(json_object *doc, char *err, size_t len);
 /* Parse and validate LEN bytes of BUF (untrusted) as a results document;

@@ -286,10 +286,27 @@ struct wl_output {
 	size_t outlen;
 };
 
-static void workload_keep(struct guest *g, const struct suite_entry *e, json_object *resp,
-			  int lock_stats, const char *rawdir, const char *relraw, json_object *wj,
+/* One run of a workload's command in a booted guest: what it needs to
+ * run it again (a repeat). */
+struct wl_run {
+	struct guest *g;
+	const struct suite_entry *e;
+	const struct guest_cmd *cmd;
+	json_object *req;  /* the agent's exec request */
+	double timeout;    /* of each run */
+	int lock_stats;    /* the kernel has the lock counters */
+	const char *rawdir, *relraw;
+};
+
+/* REP: 0 for a workload run once (LABEL.out), else the repeat's number
+ * (LABEL.rREP.out). */
+static void workload_keep(const struct wl_run *w, json_object *resp, int rep, json_object *wj,
 			  struct wl_output *o)
 {
+	struct guest *g = w->g;
+	const struct suite_entry *e = w->e;
+	const char *rawdir = w->rawdir, *relraw = w->relraw;
+	char sfx[16] = "";
 	static const char *const keys[] = { "wall_s", "user_s", "sys_s", NULL };
 	char name[KB_PATH_MAX], rel[KB_PATH_MAX];
 	json_object *v;
@@ -299,11 +316,13 @@ static void workload_keep(struct guest *g, const struct suite_entry *e, json_obj
 	}
 	if (json_object_object_get_ex(resp, "stderr", &v) && json_object_is_type(v, json_type_string))
 		o->errout = json_object_get_string(v);
-	snprintf(name, sizeof(name), "%s.out", e->label);
+	if (rep)
+		snprintf(sfx, sizeof(sfx), ".r%d", rep);
+	snprintf(name, sizeof(name), "%s%s.out", e->label, sfx);
 	if (save_text(rawdir, name, o->out, rel, sizeof(rel), relraw) == 0)
 		json_object_object_add(wj, "raw", json_object_new_string(rel));
 	if (*o->errout) {
-		snprintf(name, sizeof(name), "%s.err", e->label);
+		snprintf(name, sizeof(name), "%s%s.err", e->label, sfx);
 		if (save_text(rawdir, name, o->errout, rel, sizeof(rel), relraw) == 0)
 			json_object_object_add(wj, "raw_stderr", json_object_new_string(rel));
 	}
@@ -312,7 +331,7 @@ static void workload_keep(struct guest *g, const struct suite_entry *e, json_obj
 		    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
 		    isfinite(json_object_get_double(v)) && json_object_get_double(v) >= 0)
 			json_object_object_add(wj, keys[i], json_object_new_double(json_object_get_double(v)));
-	if (lock_stats) {
+	if (w->lock_stats) {
 		char *text = guest_read(g, KB_LOCK_STATS);
 		json_object *ls = text ? parse_lock_stats(text) : NULL;
 		if (ls)
@@ -390,20 +409,90 @@ out:
 	metric_set_release(&ms);
 }
 
+/* One run of W's command: the lock counters reset, the agent's call, the
+ * outputs kept (REP as workload_keep has it) and judged into WJ. 0 if
+ * the guest is still usable afterwards, -1 if it is gone or hung. */
+static int run_once(const struct wl_run *w, int rep, json_object *wj)
+{
+	struct wl_output o = { "", "", 0 };
+	json_object *resp = NULL, *v;
+	int ret = 0;
+	if (w->lock_stats && guest_write(w->g, KB_LOCK_STATS_RESET, "1"))
+		warning("%s: cannot reset the lock counters", w->e->label);
+	if (guest_call(w->g, w->req, w->timeout + CALL_MARGIN_S, &resp)) {
+		wj_fail(wj, w->g->timed_out ? "timeout" : "failed", w->g->err);
+		ret = -1;
+		goto out;
+	}
+	if (json_object_object_get_ex(resp, "error", &v) && json_object_is_type(v, json_type_string)) {
+		wj_fail(wj, "failed", json_object_get_string(v));
+		goto out;
+	}
+	workload_keep(w, resp, rep, wj, &o);
+	workload_judge(w->e, w->cmd, resp, &o, wj);
+out:
+	json_object_put(resp);
+	return ret;
+}
+
+/* The suite's `repeat` runs of W back to back into WJ (results.h,
+ * results_repeat_add): the first that fails fails the workload with its
+ * status and error, and nothing of the repeats before it is summarised.
+ * 0, or -1 when the guest is gone or hung. */
+static int run_repeats(const struct wl_run *w, json_object *wj)
+{
+	static const char *const partial[] = { "repeat_metrics", "repeat_extra", "lock_stats",
+					       "lock_stats_repeats", NULL };
+	int n = w->e->repeat, ret = 0;
+	for (int r = 1; r <= n; r++) {
+		json_object *rj = json_object_new_object();
+		const char *st;
+		char msg[2400];
+		if (kb_interrupted) {
+			snprintf(msg, sizeof(msg), "interrupted before repeat %d of %d", r, n);
+			wj_fail(wj, "failed", msg);
+			json_object_put(rj);
+			break;
+		}
+		info("kbench:   %s: repeat %d of %d", w->e->label, r, n);
+		ret = run_once(w, r, rj);
+		st = or_empty(jstr(rj, "status"));
+		if (strcmp(st, "ok")) {
+			snprintf(msg, sizeof(msg), "repeat %d of %d: %s", r, n, or_empty(jstr(rj, "error")));
+			wj_fail(wj, *st ? st : "failed", msg);
+			if (jget(rj, "raw"))
+				jset(wj, "raw", json_object_get(jget(rj, "raw")));
+			if (jget(rj, "raw_stderr"))
+				jset(wj, "raw_stderr", json_object_get(jget(rj, "raw_stderr")));
+			json_object_put(rj);
+			break;
+		}
+		results_repeat_add(wj, rj);
+		json_object_put(rj);
+	}
+	if (jget(wj, "status")) {
+		for (int i = 0; partial[i]; i++)
+			json_object_object_del(wj, partial[i]);
+		return ret;
+	}
+	results_repeats_done(wj);
+	return ret;
+}
+
 /* Run one workload in a booted guest, its scratch space in SCRATCH (NULL:
- * the guest's scratch mount); fills WJ. Returns 0 if the guest is still
- * usable afterwards, -1 if it is gone or hung. */
+ * the guest's scratch mount): the untimed step, then the command once or
+ * `repeat` times; fills WJ. Returns 0 if the guest is still usable
+ * afterwards, -1 if it is gone or hung. */
 static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
 			const char *scratch, int native, const char *rawdir, const char *relraw,
 			json_object *wj)
 {
-	int lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
-	struct wl_output o = { "", "", 0 };
+	struct wl_run w = { .g = g, .e = e, .rawdir = rawdir, .relraw = relraw };
 	struct guest_cmd cmd;
-	json_object *req = NULL, *resp = NULL, *v;
-	double timeout;
 	int ret = 0;
 
+	w.lock_stats = json_object_get_boolean(json_object_object_get(g->hello, "lock_stats"));
+	w.cmd = &cmd;
 	guest_cmd_init(&cmd);
 	json_object_object_add(wj, "label", json_object_new_string(e->label));
 	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
@@ -414,29 +503,17 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 		wj_fail(wj, "failed", "cannot build the command");
 		goto out;
 	}
-	timeout = e->timeout_s > 0 ? e->timeout_s : cmd.timeout_s * tscale;
-	req = workload_request(&cmd, timeout, wj);
+	/* the deadline of each run: N repeats may take N times it */
+	w.timeout = e->timeout_s > 0 ? e->timeout_s : cmd.timeout_s * tscale;
+	w.req = workload_request(&cmd, w.timeout, wj);
 	info("kbench:   %s: %s", e->label,
 	     json_object_get_string(json_object_object_get(wj, "command")));
 	if (cmd.pre_argv.n && run_pre(g, e, &cmd, tscale, wj, &ret))
 		goto out;
-	if (lock_stats && guest_write(g, KB_LOCK_STATS_RESET, "1"))
-		warning("%s: cannot reset the lock counters", e->label);
-	if (guest_call(g, req, timeout + CALL_MARGIN_S, &resp)) {
-		wj_fail(wj, g->timed_out ? "timeout" : "failed", g->err);
-		ret = -1;
-		goto out;
-	}
-	if (json_object_object_get_ex(resp, "error", &v) && json_object_is_type(v, json_type_string)) {
-		wj_fail(wj, "failed", json_object_get_string(v));
-		goto out;
-	}
-	workload_keep(g, e, resp, lock_stats, rawdir, relraw, wj, &o);
-	workload_judge(e, &cmd, resp, &o, wj);
+	ret = e->repeat > 1 ? run_repeats(&w, wj) : run_once(&w, 0, wj);
 out:
 	guest_cmd_release(&cmd);
-	json_object_put(req);
-	json_object_put(resp);
+	json_object_put(w.req);
 	return ret;
 }
 
