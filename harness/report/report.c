@@ -857,6 +857,56 @@ static void locks(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "</table>");
 }
 
+/* A CV in a cell: "4.2%", or a dash when it is not defined. */
+static void cv_text(struct strbuf *sb, double cv)
+{
+	if (isfinite(cv))
+		sb_addf(sb, "%.1f%%", cv * 100);
+	else
+		sb_adds(sb, "&#8211;");
+}
+
+/* Runs with repeats inside a boot: the spread between boots beside the
+ * spread within them, per metric and variant. */
+static void spread(struct strbuf *sb, const struct comparison *c)
+{
+	if (!cmp_has_within(c))
+		return;
+	sb_adds(sb, "<h2 id=\"spread\">Spread between and within boots</h2><p class=\"sub\">"
+		"Each cell: the coefficient of variation between boots (of the per-boot medians of "
+		"the repeats: the values every test above uses) / within a boot (each boot's "
+		"repeats, averaged over the boots). Between much above within: the noise comes "
+		"with the boot (placement, caches, the host), and more boots, not more repeats, "
+		"buy power.</p><table><tr><th class=\"l\">metric</th>");
+	for (size_t g = 0; g < c->ng; g++) {
+		sb_adds(sb, "<th>");
+		esc(sb, c->g[g].name);
+		sb_adds(sb, "</th>");
+	}
+	sb_adds(sb, "</tr>");
+	for (size_t i = 0; i < c->nm; i++) {
+		const struct cmp_metric *m = &c->m[i];
+		if (!cmp_metric_within(m, c->ng))
+			continue;
+		sb_adds(sb, "<tr><td class=\"l\">");
+		esc(sb, m->label);
+		sb_adds(sb, " ");
+		esc(sb, m->name);
+		sb_adds(sb, "</td>");
+		for (size_t g = 0; g < c->ng; g++) {
+			const struct cmp_cell *x = &m->cell[g];
+			sb_adds(sb, "<td>");
+			cv_text(sb, x->n > 1 ? x->d.cv : NAN);
+			sb_adds(sb, " / ");
+			cv_text(sb, cmp_within_cv(x));
+			sb_addf(sb, " <span class=\"small\">(%d repeats, %zu boots)</span></td>",
+				x->within_repeats ? x->within_repeats : 1, x->n);
+		}
+		sb_adds(sb, "</tr>");
+	}
+	sb_adds(sb, "</table>");
+}
+
 static void failures(struct strbuf *sb, const struct comparison *c)
 {
 	if (!c->nfail)
@@ -1298,6 +1348,8 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 		"metric</a><a href=\"#charts\">charts</a>");
 	if (c->nlat)
 		sb_adds(sb, "<a href=\"#latency\">latency</a>");
+	if (cmp_has_within(c))
+		sb_adds(sb, "<a href=\"#spread\">spread</a>");
 	if (c->nlocks)
 		sb_adds(sb, "<a href=\"#locks\">lock counters</a>");
 	if (c->nfail)
@@ -1313,6 +1365,7 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	if (c->ng > 1)
 		score_line(sb, c);
 	metrics_table(sb, c);
+	spread(sb, c);
 	charts(sb, c);
 	latency(sb, c);
 	locks(sb, c);

@@ -338,7 +338,14 @@ static int differs(json_object *a, json_object *b, const char *obj, const char *
 	return 1;
 }
 
-/* The suites' workloads must match label by label, parameter by parameter. */
+/* A suite workload's repeats inside one boot (absent: 1). */
+static int repeat_of(json_object *sw)
+{
+	return jget(sw, "repeat") ? json_object_get_int(jget(sw, "repeat")) : 1;
+}
+
+/* The suites' workloads must match label by label, parameter by parameter,
+ * and in their repeats. */
 static int suite_differs(json_object *a, json_object *b, char *why, size_t len)
 {
 	json_object *wa = jget(jget(a, "suite"), "workloads"), *wb = jget(jget(b, "suite"), "workloads");
@@ -366,6 +373,11 @@ static int suite_differs(json_object *a, json_object *b, char *why, size_t len)
 				}
 			}
 			snprintf(why, len, "suite workload '%s' has other parameters", lx);
+			return 1;
+		}
+		if (repeat_of(x) != repeat_of(y)) {
+			snprintf(why, len, "suite workload '%s' repeat is %d, not %d", lx, repeat_of(x),
+				 repeat_of(y));
 			return 1;
 		}
 	}
@@ -509,7 +521,8 @@ static struct cmp_latency *latency_get(struct comparison *c, const char *label)
 	return &c->lat[c->nlat++];
 }
 
-static void lock_add(struct comparison *c, size_t g, const char *label, json_object *ls)
+static void lock_add(struct comparison *c, size_t g, const char *label, json_object *ls,
+		     int runs)
 {
 	json_object_object_foreach(ls, counter, v) {
 		struct cmp_lockstat *k = NULL;
@@ -527,7 +540,7 @@ static void lock_add(struct comparison *c, size_t g, const char *label, json_obj
 			k->n = xcalloc(c->ng, sizeof(int));
 		}
 		k->sum[g] += json_object_get_double(v);
-		k->n[g]++;
+		k->n[g] += runs;
 	}
 }
 
@@ -556,6 +569,41 @@ static void count_host_noise(struct cmp_group *g, json_object *hn)
 	g->busy++;
 	g->busy_max_pct = fmax(g->busy_max_pct, json_object_get_double(jget(hn, "other_cpu_pct")));
 	g->busy_threshold = json_object_get_double(jget(hn, "threshold_pct"));
+}
+
+/* Workload entry W's within-boot CV of metric NAME, when it has repeats
+ * (validated: results.c check_repeats), into CELL. */
+static void within_add(struct cmp_cell *cell, json_object *w, const char *name)
+{
+	json_object *cv = jget(jget(jget(w, "within_boot"), name), "cv");
+	int r = json_object_get_int(jget(w, "repeats"));
+	if (!cv || !isfinite(json_object_get_double(cv)))
+		return;
+	cell->within_cv_sum += json_object_get_double(cv);
+	cell->within_n++;
+	if (r > cell->within_repeats)
+		cell->within_repeats = r;
+}
+
+double cmp_within_cv(const struct cmp_cell *cell)
+{
+	return cell->within_n ? cell->within_cv_sum / cell->within_n : NAN;
+}
+
+int cmp_metric_within(const struct cmp_metric *m, size_t ng)
+{
+	for (size_t g = 0; g < ng; g++)
+		if (m->cell[g].within_n)
+			return 1;
+	return 0;
+}
+
+int cmp_has_within(const struct comparison *c)
+{
+	for (size_t i = 0; i < c->nm; i++)
+		if (cmp_metric_within(&c->m[i], c->ng))
+			return 1;
+	return 0;
 }
 
 /* Every value, histogram and failure of input I (group G). */
@@ -615,10 +663,13 @@ static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 								  or_empty(jstr(mo, "unit")),
 								  jstr(mo, "better"));
 				cell_push(&m->cell[g], json_object_get_double(jget(mo, "value")), src);
+				within_add(&m->cell[g], w, mname);
 			}
 			if (jget(w, "lock_stats") &&
 			    json_object_is_type(jget(w, "lock_stats"), json_type_object))
-				lock_add(c, g, label, jget(w, "lock_stats"));
+				lock_add(c, g, label, jget(w, "lock_stats"),
+					 jget(w, "lock_stats_repeats") ?
+					 json_object_get_int(jget(w, "lock_stats_repeats")) : 1);
 			extra = jget(w, "extra");
 			if (!strcmp(workload, "cyclictest") && extra) {
 				struct cmp_latency *l = latency_get(c, label);

@@ -118,6 +118,12 @@ struct cmp_cell {
 	double q;                     /* Welch p adjusted for the number of metrics
 				       * tested (Benjamini-Hochberg); verdicts use it */
 	int noisy;                    /* cv above the metric's limit (this group) */
+	/* runs with repeats inside one boot (results.json within_boot): the
+	 * mean of the per-boot within-boot CVs, over WITHIN_N boots (0: no
+	 * repeats; d.cv is then the between-boot CV of the per-boot medians) */
+	double within_cv_sum;
+	int within_n;
+	int within_repeats;           /* the most repeats a boot had */
 	enum cmp_verdict verdict;
 	char note[160];               /* why undecided / missing, or a caveat */
 };
@@ -149,7 +155,8 @@ struct cmp_latency {
 };
 
 /* A lock counter of the reference patch (results.json lock_stats), its
- * mean per workload run. */
+ * mean per workload run (a repeat inside a boot is a run: a workload's
+ * sums over its repeats count lock_stats_repeats runs). */
 struct cmp_lockstat {
 	char *label, *counter;
 	double *sum;         /* [ngroups] */
@@ -217,6 +224,12 @@ json_object *comparison_to_json(const struct comparison *c);
 void comparison_print(const struct comparison *c, FILE *f);
 
 /* Helpers shared with report.c and regress.c. */
+/* Has any cell of C (of metric M, with NG groups) within-boot spreads
+ * (runs with repeats)? */
+int cmp_has_within(const struct comparison *c);
+int cmp_metric_within(const struct cmp_metric *m, size_t ng);
+/* The mean within-boot CV of CELL (NAN without repeats). */
+double cmp_within_cv(const struct cmp_cell *cell);
 /* The first metric named NAME of a label running WORKLOAD; NULL if none. */
 const struct cmp_metric *cmp_find(const struct comparison *c, const char *workload,
 				  const char *name);

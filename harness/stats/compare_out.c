@@ -49,6 +49,11 @@ static json_object *cell_json(const struct comparison *c, const struct cmp_metri
 		jset_num10(o, "center", x->center);
 		jset(o, "center_ci95", jinterval(x->center_lo, x->center_hi));
 		jset_bool(o, "noisy", x->noisy);
+		if (x->within_n) { /* runs with repeats inside a boot only */
+			jset_num10(o, "within_boot_cv", cmp_within_cv(x));
+			jset_int(o, "within_boot_n", x->within_n);
+			jset_int(o, "repeats", x->within_repeats);
+		}
 	}
 	if (g != c->base) {
 		json_object *vs = json_object_new_object();
@@ -322,6 +327,40 @@ static void fmt_value(char *buf, size_t len, const struct cmp_cell *x)
 	}
 }
 
+/* A CV as "4.2%", or "-" when it is not defined. */
+static void fmt_cv(char *buf, size_t len, double cv)
+{
+	if (isfinite(cv))
+		snprintf(buf, len, "%.1f%%", cv * 100);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* Runs with repeats inside a boot: per metric and variant, the spread
+ * between boots beside the spread within them. */
+static void print_within(const struct comparison *c, FILE *f)
+{
+	char a[32], b[32];
+	fprintf(f, "\nspread (CV): between boots, of the per-boot medians (what the table tests); "
+		"within a boot, the mean over the boots of their repeats' CV\n");
+	fprintf(f, "%-27s %-22s %8s %8s %7s %5s\n", "metric", "variant", "between", "within",
+		"repeats", "boots");
+	for (size_t i = 0; i < c->nm; i++) {
+		const struct cmp_metric *m = &c->m[i];
+		char name[128];
+		snprintf(name, sizeof(name), "%s %s", m->label, m->name);
+		for (size_t g = 0; g < c->ng; g++) {
+			const struct cmp_cell *x = &m->cell[g];
+			if (!x->n || !cmp_metric_within(m, c->ng))
+				continue;
+			fmt_cv(a, sizeof(a), x->n > 1 ? x->d.cv : NAN);
+			fmt_cv(b, sizeof(b), cmp_within_cv(x));
+			fprintf(f, "%-27.27s %-22.22s %8s %8s %7d %5zu\n", name, c->g[g].name, a, b,
+				x->within_repeats ? x->within_repeats : 1, x->n);
+		}
+	}
+}
+
 void comparison_print(const struct comparison *c, FILE *f)
 {
 	char v[64], a[32], b[32], d[32], ci[80];
@@ -372,6 +411,8 @@ void comparison_print(const struct comparison *c, FILE *f)
 		}
 		fputc('\n', f);
 	}
+	if (cmp_has_within(c))
+		print_within(c, f);
 	for (size_t l = 0; l < c->nlat; l++) {
 		fprintf(f, "\n%s: histogram merged over every iteration and thread (us)\n", c->lat[l].label);
 		fprintf(f, "  %-22s %8s %8s %8s %8s %8s %8s %10s %10s\n", "variant", "p50", "p90", "p99",
