@@ -114,6 +114,33 @@ def check_metrics(where, kind, params, w, errors):
                           f"(plausible for {params})")
 
 
+def check_repeats(where, base, kind, params, sw, w, errors):
+    """A suite workload with repeat = N > 1: N repeats, each plausible, its
+    raw output LABEL.rK.out on disk, the metric the median of the repeats
+    and within_boot over all N; without the key, none of that."""
+    n = sw.get("repeat", 1)
+    if n == 1:
+        if "repeats" in w or not w["raw"].endswith(f"/{sw['label']}.out"):
+            errors.append(f"{where}: no repeat in the suite, but repeats or raw {w['raw']}")
+        return
+    if w.get("repeats") != n or len(w.get("repeat_metrics", [])) != n:
+        errors.append(f"{where}: suite repeat = {n}, results have {w.get('repeats')} repeats")
+        return
+    raws = w.get("repeat_raw", [])
+    for k, rm in enumerate(w["repeat_metrics"], 1):
+        check_metrics(f"{where} repeat {k}", kind, params, {"metrics": rm}, errors)
+        raw = raws[k - 1] if k <= len(raws) else "(none)"
+        if not raw.endswith(f"/{sw['label']}.r{k}.out") or not os.path.exists(os.path.join(base, raw)):
+            errors.append(f"{where}: raw output of repeat {k} ({raw}) missing")
+    for m, x in w["metrics"].items():
+        v = sorted(r[m]["value"] for r in w["repeat_metrics"])
+        med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+        if not math.isclose(x["value"], med, rel_tol=1e-12):
+            errors.append(f"{where}: {m} = {x['value']} is not the median of its repeats ({med})")
+        if w["within_boot"].get(m, {}).get("n") != n:
+            errors.append(f"{where}: within_boot {m} does not cover the {n} repeats")
+
+
 def check_cyclictest(where, label, params, w, errors):
     ms = {k: x["value"] for k, x in w["metrics"].items()}
     if not ms.get("lat_min", 0) <= ms.get("lat_p50", 0) <= ms.get("lat_p99", 0) <= \
@@ -240,6 +267,7 @@ def check_iteration(path, doc, it, errors):
             errors.append(f"{where}: missing or not ok")
             continue
         check_metrics(where, kind, params, w, errors)
+        check_repeats(where, base, kind, params, sw, w, errors)
         if kind == "cyclictest":
             check_cyclictest(where, label, params, w, errors)
         if not os.path.exists(os.path.join(base, w["raw"])):

@@ -18,6 +18,7 @@ d = json.load(open(sys.argv[1]))
 base = os.path.dirname(sys.argv[1])
 for it in d["iterations"]:
     names = [it.get("console")] + [w.get("raw") for w in it.get("workloads", [])]
+    names += [r for w in it.get("workloads", []) for r in w.get("repeat_raw", [])]
     for n in filter(None, names):
         os.makedirs(os.path.dirname(os.path.join(base, n)), exist_ok=True)
         open(os.path.join(base, n), "a").close()
@@ -71,6 +72,8 @@ place bound1 locks-bound1.json
 passes bound1 --exit-status 0 --locks bound1
 place smoke rt-smoke.json
 passes smoke --expect-rt yes --exit-status 0
+place repeat repeat-tiny.json
+passes repeat --expect-rt no --exit-status 0
 
 # a workload that did not run
 control norun locks-adaptive.json 'd["iterations"][0]["workloads"] = [w("hackbench")]' \
@@ -101,6 +104,18 @@ control order rt-smoke.json 'w("cyclictest")["metrics"]["lat_p50"]["value"] = w(
 	"percentiles out of order"
 control kb rt-smoke.json 'w("kbuild")["metrics"]["elapsed"]["value"] = 0.2' \
 	"kbuild: elapsed = 0.2 not in"
+
+# repeats inside a boot: the median, every repeat's raw output and figures
+control median repeat-tiny.json 'w("dbench")["metrics"]["throughput"]["value"] = w("dbench")["within_boot"]["throughput"]["mean"]' \
+	"throughput = .* is not the median of its repeats"
+control rraw repeat-tiny.json 'w("hackbench")["repeat_raw"][1] = "raw/iter-1/gone.out"' \
+	"raw output of repeat 2 (raw/iter-1/gone.out) missing"
+control rfast repeat-tiny.json 'w("hackbench")["repeat_metrics"][2]["time"]["value"] = 1e-6' \
+	"hackbench repeat 3: time = 1e-06 not in"
+control rcount repeat-tiny.json 'd["suite"]["workloads"][0]["repeat"] = 5' \
+	"suite repeat = 5, results have 3 repeats"
+control rnone repeat-tiny.json 'del d["suite"]["workloads"][1]["repeat"]' \
+	"no repeat in the suite, but repeats"
 
 # the exit status must agree with the results
 place st locks-adaptive.json
