@@ -13,20 +13,25 @@
 #   sh tests/tools/aa.sh [-k CAMPAIGNS] [-r ROUNDS] [-v VARIANT] [-s SUITE] [-o DIR]
 #
 # Defaults: 5 campaigns of 3 rounds of mainline-stock (prebuilt, cached
-# after its first fetch) on the smoke suite without its kernel compile.
+# after its first fetch) on the smoke suite without its kernel compile,
+# in reports/aa (with -s SUITE: reports/aa-SUITE). Per metric it also
+# prints the minimum detectable effect at n = ROUNDS and the CV between
+# boots and, for suites with repeats (-s power), within a boot.
 # Measure on an idle host: TCG figures on a busy one are 4-10x noisier.
 # Every kbench command's exit status is checked (regress: 0, 1 and 3 are
 # verdicts, anything else stops the benchmark).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KB="$top/kbench"
-k=5 rounds=3 variant=mainline-stock suite="" out="$top/reports/aa"
+k=5 rounds=3 variant=mainline-stock suite="" out=""
 while getopts k:r:v:s:o: o; do
 	case $o in
 	k) k=$OPTARG ;; r) rounds=$OPTARG ;; v) variant=$OPTARG ;; s) suite=$OPTARG ;; o) out=$OPTARG ;;
 	*) echo "usage: see the head of $0" >&2; exit 2 ;;
 	esac
 done
+# one directory per suite: campaigns there resume, so two suites must not share one
+[ -n "$out" ] || out="$top/reports/aa${suite:+-$(basename "$suite" .ini)}"
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 start=$(date +%s)
@@ -66,6 +71,7 @@ python3 - "$out" "$k" "$variant" "$aa" "$rounds" <<'PY'
 import json, os, sys
 out, k, base, aa, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 calls, compared, noisy, regress = {}, {}, {}, []
+mde, between, within = {}, {}, {}
 for i in range(1, k + 1):
     d = os.path.join(out, "compare", f"aa-{i}")
     regress.append(int(open(os.path.join(d, "regress.rc")).read()))
@@ -81,11 +87,29 @@ for i in range(1, k + 1):
             noisy[key] += bool(x.get("noisy") or b.get("noisy"))
         if verdict in ("better", "worse"):
             calls[key] += 1
+        if (x.get("vs_baseline") or {}).get("mde") is not None:
+            mde.setdefault(key, []).append(x["vs_baseline"]["mde"])
+        for cell in (x, b):
+            if cell.get("cv") is not None:
+                between.setdefault(key, []).append(cell["cv"])
+            if cell.get("within_boot_cv") is not None:
+                within.setdefault(key, []).append(cell["within_boot_cv"])
 print(f"\nA/A: {base} against itself, {k} campaigns of {rounds} rounds ({out})\n")
-print("| metric | false calls | compared | of which noisy |")
-print("|---|---|---|---|")
+def med(v, scale=100):
+    """median (min-max) of V in percent, '-' when empty"""
+    if not v:
+        return "-"
+    v = sorted(v)
+    m = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    return f"{m * scale:.1f}% ({v[0] * scale:.1f}-{v[-1] * scale:.1f})"
+print(f"mde: the smallest change each campaign could detect at n = {rounds} (median, range over the "
+      "campaigns); CV between boots (of each boot's value: the median of its repeats) and within "
+      "a boot (its repeats), both variants pooled\n")
+print("| metric | false calls | compared | of which noisy | mde | CV between | CV within |")
+print("|---|---|---|---|---|---|---|")
 for key in calls:
-    print(f"| {key} | {calls[key]} of {k} | {compared[key]} of {k} | {noisy[key]} |")
+    print(f"| {key} | {calls[key]} of {k} | {compared[key]} of {k} | {noisy[key]} | "
+          f"{med(mde.get(key))} | {med(between.get(key))} | {med(within.get(key))} |")
 n, d, q = sum(calls.values()), sum(compared.values()), sum(noisy.values())
 print(f"\ncompare: {n} false calls in {d} metric comparisons"
       + (f" ({100 * n / d:.1f}%)" if d else "")
