@@ -669,6 +669,16 @@ static void score_line(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "</div>");
 }
 
+/* A table header cell per variant. */
+static void th_variants(struct strbuf *sb, const struct comparison *c)
+{
+	for (size_t g = 0; g < c->ng; g++) {
+		sb_adds(sb, "<th>");
+		esc(sb, c->g[g].name);
+		sb_adds(sb, "</th>");
+	}
+}
+
 static void metrics_table(struct strbuf *sb, const struct comparison *c)
 {
 	const char *label = NULL;
@@ -677,11 +687,7 @@ static void metrics_table(struct strbuf *sb, const struct comparison *c)
 		"0.05) together with the metric's minimum effect; \"mde\" is the "
 		"smallest change this run could have detected (power 0.8). Mann-Whitney U is shown as "
 		"a check.</p><table><tr><th class=\"l\">metric</th><th class=\"l\">unit</th>");
-	for (size_t g = 0; g < c->ng; g++) {
-		sb_adds(sb, "<th>");
-		esc(sb, c->g[g].name);
-		sb_adds(sb, "</th>");
-	}
+	th_variants(sb, c);
 	sb_adds(sb, "<th>p (Welch)</th><th>p (U)</th><th>mde</th><th>min effect</th></tr>");
 	for (size_t i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
@@ -827,11 +833,7 @@ static void locks(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "<h2 id=\"locks\">Lock counters</h2><p class=\"sub\">The reference patch's "
 		"counters, mean per workload run (reset before the workload, read after); absent "
 		"where the kernel has no counters.</p><table><tr><th class=\"l\">counter</th>");
-	for (size_t g = 0; g < c->ng; g++) {
-		sb_adds(sb, "<th>");
-		esc(sb, c->g[g].name);
-		sb_adds(sb, "</th>");
-	}
+	th_variants(sb, c);
 	sb_adds(sb, "</tr>");
 	for (size_t i = 0; i < c->nlocks; i++) {
 		const struct cmp_lockstat *k = &c->locks[i];
@@ -878,11 +880,7 @@ static void spread(struct strbuf *sb, const struct comparison *c)
 		"repeats, averaged over the boots). Between much above within: the noise comes "
 		"with the boot (placement, caches, the host), and more boots, not more repeats, "
 		"buy power.</p><table><tr><th class=\"l\">metric</th>");
-	for (size_t g = 0; g < c->ng; g++) {
-		sb_adds(sb, "<th>");
-		esc(sb, c->g[g].name);
-		sb_adds(sb, "</th>");
-	}
+	th_variants(sb, c);
 	sb_adds(sb, "</tr>");
 	for (size_t i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
