@@ -12,6 +12,7 @@
 #include "backend/lava_log.h"
 #include "kernel/userimage.h"
 #include "kernel/source.h"
+#include "backend/backend.h"
 #include "backend/guest.h"
 #include "report/report.h"
 #include "run/results.h"
@@ -429,14 +430,31 @@ static int fuzz_bzimage(const uint8_t *data, size_t size)
 }
 
 /* ---- a remote machine's running config and /proc/modules (kbench
- * target-config): accepted text is printable Kconfig lines and module
- * lines, never anything a make or a file could trip on ---- */
+ * target-config): the machine's answer split at its markers into parts
+ * of it; accepted text is printable Kconfig lines and module lines,
+ * never anything a make or a file could trip on ---- */
+
+static void fuzz_target_split(const uint8_t *data, size_t size)
+{
+	char *text = xmalloc(size + 1), rel[256];
+	struct strbuf cfg = STRBUF_INIT, mods = STRBUF_INIT;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (ssh_running_config_split(text, rel, sizeof(rel), &cfg, &mods) == 0) {
+		FUZZ_ASSERT(strlen(rel) < sizeof(rel) && cfg.len + mods.len <= size + 1);
+		FUZZ_ASSERT(!cfg.len || strstr(text, cfg.buf));
+	}
+	sb_release(&cfg);
+	sb_release(&mods);
+	free(text);
+}
 
 static int fuzz_target_config(const uint8_t *data, size_t size)
 {
 	char err[300] = "";
 	const char *t = (const char *)data;
 	int n;
+	fuzz_target_split(data, size);
 	if (kconfig_text_check(t, size, err, sizeof(err)) == 0) {
 		FUZZ_ASSERT(size <= KCONFIG_TEXT_MAX);
 		for (size_t i = 0; i < size; i++)

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #define KBUILD_FORMAT "kbench-kbuild 2"
+#define KBUILD_MARK "kbench kbuild tree\n" /* ROOT/prepared: the tree is whole */
 #define KBUILD_TREE_PKG "linux-source-6.12"
 #define KBUILD_RELEASE "trixie"
 #define KBUILD_DISK_MB 8192
@@ -319,7 +320,8 @@ static int disk_locked(const char *config, enum kbuild_prepare prep, int image,
 			goto out;
 	}
 	if ((host && prepare_natively(config, src, obj, log)) ||
-	    write_file_atomic(mark, "kbench kbuild tree\n", 19) || (image && write_image(root, img, log)))
+	    write_file_atomic(mark, KBUILD_MARK, strlen(KBUILD_MARK)) ||
+	    (image && write_image(root, img, log)))
 		goto out;
 	info("kbench: kbuild: tree %s in %.0f s", image ? "disk ready" : "ready", now_mono() - t0);
 done:
@@ -412,13 +414,23 @@ int kbuild_make_argv(const void *params, const char *src, const char *obj, struc
 	return 0;
 }
 
-/* Paths of the tree and objects, as kbuild_disk names them, without
+/* 8x the native CPU time spread over the jobs, plus start-up: the main
+ * command's deadline (the harness scales it again for TCG) */
+static double make_deadline_s(const struct kbuild_params *p)
+{
+	return 120 + estimate_cpu_s(p) * 8 / p->jobs;
+}
+
+/* Paths of the tree and objects, as kbuild_disk names them (IMAGE: with
+ * the disk image, or the tree alone, for the local backend), without
  * making anything (command() must be cheap: it runs per iteration). */
-static int disk_paths(const struct kbuild_params *p, char *src, size_t sl, char *obj, size_t ol)
+static int disk_paths(const struct kbuild_params *p, int image, char *src, size_t sl, char *obj,
+		      size_t ol)
 {
 	struct image_needs n = IMAGE_NEEDS_INIT;
 	/* a cache hit costs a hash of the inputs and a stat */
-	int r = kbuild_disk(p->config, (enum kbuild_prepare)p->prepare, &n, src, sl, obj, ol);
+	int r = disk_locked(p->config, (enum kbuild_prepare)p->prepare, image, &n, src, sl, obj, ol,
+			    NULL);
 	strvec_clear(&n.programs);
 	strvec_clear(&n.files);
 	return r;
@@ -436,20 +448,14 @@ static int disk_paths(const struct kbuild_params *p, char *src, size_t sl, char 
 static int native_command(const struct kbuild_params *p, struct guest_cmd *cmd)
 {
 	struct kbuild_params q = *p;
-	struct image_needs n = IMAGE_NEEDS_INIT;
 	char src[KB_PATH_MAX], obj[KB_PATH_MAX], build[KB_PATH_MAX];
-	int r;
 
 	if (!p->clean)
 		return error("kbuild: clean = no cannot be kept on this host: the scratch directory "
 			     "is made fresh for every iteration (use clean = yes)");
 	if (q.prepare == KB_PREP_GUEST)
 		q.prepare = KB_PREP_HOST;
-	r = disk_locked(q.config, (enum kbuild_prepare)q.prepare, 0, &n, src, sizeof(src), obj,
-			sizeof(obj), NULL);
-	strvec_clear(&n.programs);
-	strvec_clear(&n.files);
-	if (r)
+	if (disk_paths(&q, 0, src, sizeof(src), obj, sizeof(obj)))
 		return -1;
 	snprintf(build, sizeof(build), "%s/kbuild-obj", cmd->scratch);
 	strvec_push(&cmd->pre_argv, "/bin/cp");
@@ -462,7 +468,7 @@ static int native_command(const struct kbuild_params *p, struct guest_cmd *cmd)
 	cmd->needs_scratch = 1; /* the local backend's --scratch DIR */
 	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", cmd->scratch);
 	cmd->report_times = 1;
-	cmd->timeout_s = (int)(120 + estimate_cpu_s(&q) * 8 / q.jobs);
+	cmd->timeout_s = (int)make_deadline_s(&q);
 	return 0;
 }
 
@@ -470,11 +476,10 @@ static int kbuild_command(const void *params, struct guest_cmd *cmd)
 {
 	const struct kbuild_params *p = params;
 	char src[KB_PATH_MAX], obj[KB_PATH_MAX];
-	double cpu = estimate_cpu_s(p);
 
 	if (cmd->native)
 		return native_command(p, cmd);
-	if (disk_paths(p, src, sizeof(src), obj, sizeof(obj)))
+	if (disk_paths(p, 1, src, sizeof(src), obj, sizeof(obj)))
 		return -1;
 	kbuild_make_argv(p, src, obj, &cmd->argv);
 	if (p->prepare == KB_PREP_GUEST) {
@@ -486,9 +491,7 @@ static int kbuild_command(const void *params, struct guest_cmd *cmd)
 	kbuild_env(&cmd->env);
 	cmd->in_root = 1;
 	cmd->report_times = 1;
-	/* 8x the native CPU time spread over the jobs, plus start-up; the
-	 * harness scales this again for TCG */
-	cmd->timeout_s = (int)(120 + cpu * 8 / p->jobs);
+	cmd->timeout_s = (int)make_deadline_s(p);
 	return 0;
 }
 
@@ -612,7 +615,7 @@ int kbuild_native(const void *params, int iterations, json_object *runs)
 		c.stdout_path = log;
 		c.stderr_path = errlog;
 		c.append = 1;
-		c.timeout_s = 120 + estimate_cpu_s(p) * 8 / p->jobs;
+		c.timeout_s = make_deadline_s(p);
 		getrusage(RUSAGE_CHILDREN, &r0);
 		t0 = now_mono();
 		st = child_run(&c);

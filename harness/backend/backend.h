@@ -95,6 +95,10 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools);
  * (untrusted: check them, kconfig_text_check). 0, or -1 with an error. */
 int ssh_running_config(const char *name, char *release, size_t rlen, struct strbuf *config,
 		       struct strbuf *modules);
+/* The machine's answer OUT split at its marker lines: 0, or -1 when a
+ * marker is missing (nothing checked beyond that). */
+int ssh_running_config_split(const char *out, char *release, size_t rlen, struct strbuf *config,
+			     struct strbuf *modules);
 
 /* The backend called NAME (NULL = "qemu"), or NULL. */
 const struct backend_ops *backend_find(const char *name);

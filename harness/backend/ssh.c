@@ -843,37 +843,50 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools)
 
 /* The running kernel's release, config and loaded modules, in three
  * parts a marker line apart; nothing is changed on the machine. */
+#define CONFIG_MARK "--kbench-config--"
+#define MODULES_MARK "--kbench-modules--"
 static const char running_config_script[] =
 	"uname -r\n"
-	"echo --kbench-config--\n"
+	"echo " CONFIG_MARK "\n"
 	"if [ -r /proc/config.gz ]; then gzip -dc /proc/config.gz || exit 3\n"
 	"elif [ -r \"/boot/config-$(uname -r)\" ]; then cat \"/boot/config-$(uname -r)\"\n"
 	"else echo \"no running config: neither /proc/config.gz nor /boot/config-$(uname -r)\"; exit 3; fi\n"
-	"echo --kbench-modules--\n"
+	"echo " MODULES_MARK "\n"
 	"cat /proc/modules\n";
+
+int ssh_running_config_split(const char *out, char *release, size_t rlen, struct strbuf *config,
+			     struct strbuf *modules)
+{
+	const char *c = strstr(out, "\n" CONFIG_MARK "\n"), *m;
+	if (!c)
+		return -1;
+	snprintf(release, rlen, "%.*s", (int)(c - out), out);
+	c += sizeof("\n" CONFIG_MARK);       /* the config's first line */
+	m = strstr(c - 1, "\n" MODULES_MARK "\n"); /* its '\n' ends the last */
+	if (!m)
+		return -1;
+	sb_add(config, c, (size_t)(m + 1 - c)); /* with its last newline; none when empty */
+	m += sizeof("\n" MODULES_MARK "\n") - 1;
+	sb_add(modules, m, strlen(m));
+	sb_add(modules, "\n", 1);
+	return 0;
+}
 
 int ssh_running_config(const char *name, char *release, size_t rlen, struct strbuf *config,
 		       struct strbuf *modules)
 {
 	struct strbuf out = STRBUF_INIT;
-	const char *c, *m;
 	int r, ret = -1;
 	target_release(&S.t);
 	if (target_load(name, &S.t))
 		return -1;
 	r = remote_sh(running_config_script, NULL, NULL, S.t.ssh_timeout_s * 4.0, &out);
-	c = out.buf ? strstr(out.buf, "\n--kbench-config--\n") : NULL;
-	m = c ? strstr(c, "\n--kbench-modules--\n") : NULL;
-	if (r || !c || !m) {
+	if (r || ssh_running_config_split(out.buf ? out.buf : "", release, rlen, config, modules)) {
 		const char *last = out.buf ? strrchr(out.buf, '\n') : NULL;
 		error("%s: cannot read its running config (status %d): %.300s", machine(), r,
 		      last ? last + 1 : out.buf ? out.buf : "");
 		goto out;
 	}
-	snprintf(release, rlen, "%.*s", (int)(c - out.buf), out.buf);
-	sb_add(config, c + 20, (size_t)(m - c - 20) + 1); /* with its last newline */
-	sb_add(modules, m + 21, strlen(m + 21));
-	sb_add(modules, "\n", 1);
 	ret = 0;
 out:
 	sb_release(&out);

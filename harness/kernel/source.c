@@ -413,22 +413,28 @@ static void variant_fragments(const struct variant *v, struct strvec *names)
 		strvec_push(names, t);
 }
 
+/* A config step in the object directory ODIR ("O=DIR"): make -C TREE
+ * ODIR ARCH=x86_64 A [B], logged to LOG; 0 or make's failure. */
+static int config_make(const char *tree, const char *odir, const char *log, const char *a,
+		       const char *b)
+{
+	const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", a, b, NULL };
+	return run_logged(argv, NULL, log, 600);
+}
+
 /* The base config in OBJ: make defconfig (+ kvm_guest.config) or
  * tinyconfig, or the user's file brought up to this tree (olddefconfig). */
 static int base_config(const struct variant *v, const char *tree, const char *odir,
 		       const char *dotconfig, const char *log)
 {
-	const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64",
-			       v->base == VBASE_TINYCONFIG ? "tinyconfig" :
-			       v->base == VBASE_FILE ? "olddefconfig" : "defconfig",
-			       v->base == VBASE_DEFCONFIG ? "kvm_guest.config" : NULL, NULL };
-	if (v->base == VBASE_FILE && copy_file(v->base_config, dotconfig, 0644))
+	int file = v->base == VBASE_FILE;
+	const char *goal = file ? "olddefconfig" : variant_base_name(v);
+	const char *extra = v->base == VBASE_DEFCONFIG ? "kvm_guest.config" : NULL;
+	if (file && copy_file(v->base_config, dotconfig, 0644))
 		return -1;
-	if (run_logged(argv, NULL, log, 600))
-		return step_fail("config", log, "make %s failed",
-				 v->base == VBASE_TINYCONFIG ? "tinyconfig" :
-				 v->base == VBASE_FILE ? "olddefconfig (over base_config)" :
-				 "defconfig kvm_guest.config");
+	if (config_make(tree, odir, log, goal, extra))
+		return step_fail("config", log, "make %s%s%s%s failed", goal, extra ? " " : "",
+				 extra ? extra : "", file ? " (over base_config)" : "");
 	return 0;
 }
 
@@ -476,12 +482,9 @@ static int make_config(const struct variant *v, const char *tree, const char *ob
 			goto out;
 		}
 	}
-	{
-		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", "olddefconfig", NULL };
-		if (run_logged(argv, NULL, log, 600)) {
-			step_fail("config", log, "make olddefconfig failed");
-			goto out;
-		}
+	if (config_make(tree, odir, log, "olddefconfig", NULL)) {
+		step_fail("config", log, "make olddefconfig failed");
+		goto out;
 	}
 	if (parse_config(dotconfig, &got, &ngot, 0))
 		goto out;
@@ -1295,20 +1298,13 @@ int kconfig_for_tree(const char *in, const char *lsmod, const char *out)
 	snprintf(lsarg, sizeof(lsarg), "LSMOD=%s", lsmod ? lsmod : "");
 	if (copy_file(in, dotconfig, 0644))
 		goto out;
-	{
-		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", "olddefconfig", NULL };
-		if (run_logged(argv, NULL, log, 600)) {
-			step_fail("config", log, "make olddefconfig over the machine's config failed");
-			goto out;
-		}
+	if (config_make(tree, odir, log, "olddefconfig", NULL)) {
+		step_fail("config", log, "make olddefconfig over the machine's config failed");
+		goto out;
 	}
-	if (lsmod) {
-		const char *argv[] = { "make", "-C", tree, odir, "ARCH=x86_64", lsarg, "localyesconfig",
-				       NULL };
-		if (run_logged(argv, NULL, log, 600)) {
-			step_fail("config", log, "make localyesconfig failed");
-			goto out;
-		}
+	if (lsmod && config_make(tree, odir, log, lsarg, "localyesconfig")) {
+		step_fail("config", log, "make localyesconfig failed");
+		goto out;
 	}
 	ret = copy_file(dotconfig, out, 0644);
 	if (!ret)

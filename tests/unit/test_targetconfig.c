@@ -3,8 +3,9 @@
  * the real head of the lab machine's Debian 12 config (6.1.0-50-amd64,
  * tests/fixtures/targetconfig/) and its /proc/modules pass; binary bytes,
  * a shell line, too few options, another architecture, an oversize text
- * and a malformed module line are refused, naming the line. A variant's
- * base = file goes with base_config (core/config.c). */
+ * and a malformed module line are refused, naming the line; the
+ * machine's answer is split at its marker lines (an empty config too).
+ * A variant's base = file goes with base_config (core/config.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "core/util.h"
 #include "core/config.h"
 #include "kernel/source.h"
+#include "backend/backend.h"
 
 #define FIX KB_SRCDIR "/tests/fixtures/targetconfig/"
 
@@ -80,6 +82,33 @@ static void test_modules(void **state)
 	free(t);
 }
 
+/* The machine's answer split at its marker lines (the script's output
+ * shape); an empty config is empty, never a read before the marker; a
+ * missing marker is refused. */
+static void test_split(void **state)
+{
+	struct strbuf c = STRBUF_INIT, m = STRBUF_INIT;
+	char rel[64];
+	(void)state;
+	assert_int_equal(ssh_running_config_split("6.1.0-50-amd64\n--kbench-config--\nCONFIG_A=y\n"
+						  "CONFIG_B=m\n--kbench-modules--\nvirtio_net 61440 0 - "
+						  "Live 0x0", rel, sizeof(rel), &c, &m), 0);
+	assert_string_equal(rel, "6.1.0-50-amd64");
+	assert_string_equal(c.buf, "CONFIG_A=y\nCONFIG_B=m\n");
+	assert_string_equal(m.buf, "virtio_net 61440 0 - Live 0x0\n");
+	sb_reset(&c);
+	sb_reset(&m);
+	assert_int_equal(ssh_running_config_split("6.1\n--kbench-config--\n--kbench-modules--\n", rel,
+						  sizeof(rel), &c, &m), 0);
+	assert_int_equal(c.len, 0);
+	assert_string_equal(m.buf, "\n");
+	assert_int_equal(ssh_running_config_split("6.1\n--kbench-config--\nCONFIG_A=y\n", rel,
+						  sizeof(rel), &c, &m), -1);
+	assert_int_equal(ssh_running_config_split("no running config", rel, sizeof(rel), &c, &m), -1);
+	sb_release(&c);
+	sb_release(&m);
+}
+
 /* base = file and base_config go together; a relative path is taken
  * from the variant file's directory */
 static void test_variant_base_file(void **state)
@@ -110,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_real_config),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_variant_base_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
