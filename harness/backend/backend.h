@@ -95,6 +95,11 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools);
  * (untrusted: check them, kconfig_text_check). 0, or -1 with an error. */
 int ssh_running_config(const char *name, char *release, size_t rlen, struct strbuf *config,
 		       struct strbuf *modules);
+/* boot = reboot-once: the one-time GRUB entry (custom.cfg's text) booting
+ * RELEASE with the command line CL, @DIR@ standing for the directory of
+ * its vmlinuz and initrd.img as GRUB sees it, into CFG. -1 (nothing
+ * added) when CL has a control byte. */
+int ssh_grub_entry(const char *release, const char *cl, struct strbuf *cfg);
 /* The machine's answer OUT split at its marker lines: 0, or -1 when a
  * marker is missing (nothing checked beyond that). */
 int ssh_running_config_split(const char *out, char *release, size_t rlen, struct strbuf *config,

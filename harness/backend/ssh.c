@@ -13,6 +13,14 @@
  * into its default kernel and what kbench put there is removed (unless
  * the backend option keep is set).
  *
+ * boot = reboot-once, for machines where kexec fails: the kernel and the
+ * initrd are copied to a fresh /boot/kbench-XXXXXXXX (the filesystem GRUB
+ * already reads kernels from), a one-entry /boot/grub/custom.cfg (which
+ * Debian's grub.cfg sources, /etc/grub.d/41_custom) names them, and
+ * grub-reboot makes that entry the next boot's only: GRUB clears it as it
+ * boots, so the default entry is never changed and any later reboot or
+ * power cycle is back on the default kernel. Both files go after the run.
+ *
  * ssh, the power-cycle and the console commands run as argv through
  * core/spawn with deadlines; every remote argument is single-quoted
  * (sh_quote), and the remote scripts are constants of this file that
@@ -149,6 +157,24 @@ static const char *machine(void)
 	return m;
 }
 
+/* The target's boot method, as its file spells it. */
+static const char *boot_name(void)
+{
+	return S.t.boot == TB_REBOOT_ONCE ? "reboot-once" : "kexec";
+}
+
+/* scratch_mkfs's filesystem, or "" for a scratch directory. */
+static const char *mkfs_name(void)
+{
+	return S.t.scratch_mkfs == TM_EXT4 ? "ext4" : S.t.scratch_mkfs == TM_XFS ? "xfs" : "";
+}
+
+/* What took the machine away from its default kernel, for messages. */
+static const char *boot_how(void)
+{
+	return S.t.boot == TB_REBOOT_ONCE ? "the reboot into the variant" : "the kexec";
+}
+
 /* A remote script (a constant of this file) with ARGS as $1.. */
 static int remote_sh(const char *script, const char *const *args, const char *in,
 		     double timeout_s, struct strbuf *out)
@@ -161,13 +187,31 @@ static int remote_sh(const char *script, const char *const *args, const char *in
 	return remote(argv, in, timeout_s, out);
 }
 
+/* A scratch block device $s refused (a message and exit 4) when it or a
+ * partition of it is mounted, swap, held (LVM, md, dm-crypt) or the root
+ * filesystem's disk; $f the mkfs (ext4, xfs) that must be there. */
+#define DEVICE_CHECK \
+	"v=$(readlink -f \"$s\") n=${v##*/}\n" \
+	"[ -e \"/sys/class/block/$n\" ] || { echo \"scratch $s ($v) is not a disk the kernel lists in /sys/class/block\"; exit 4; }\n" \
+	"for p in \"$n\" $(cd \"/sys/class/block/$n\" && for x in *; do [ -e \"$x/partition\" ] && echo \"$x\"; done); do\n" \
+	"  m=$(while read -r a b rest; do [ \"$(readlink -f \"$a\" 2>/dev/null)\" = \"/dev/$p\" ] && { echo \"$b\"; break; }; done </proc/mounts)\n" \
+	"  [ -n \"$m\" ] && { echo \"scratch $s is a device in use: /dev/$p is mounted at $m\"; exit 4; }\n" \
+	"  grep -q \"^/dev/$p \" /proc/swaps && { echo \"scratch $s is a device in use: /dev/$p is swap\"; exit 4; }\n" \
+	"  [ -n \"$(ls \"/sys/class/block/$p/holders\" 2>/dev/null)\" ] && { echo \"scratch $s is a device in use: /dev/$p is held by $(ls \"/sys/class/block/$p/holders\" | tr '\\n' ' ')(LVM, md or dm)\"; exit 4; }\n" \
+	"done\n" \
+	"command -v \"mkfs.$f\" >/dev/null || { echo \"scratch_mkfs = $f: no mkfs.$f on the machine\"; exit 4; }\n"
+
 /* The scratch $s refused (a message and exit 4) unless it is an empty
- * directory or none: the run's probe and kbench doctor --target. */
+ * directory, none, or ($f, scratch_mkfs, set) a block device not in use:
+ * the run's probe and kbench doctor --target. */
 #define SCRATCH_CHECK \
 	"if [ -n \"$s\" ] && [ -b \"$s\" ]; then\n" \
 	"  m=$(awk -v d=\"$s\" '$1 == d { print $2; exit }' /proc/mounts)\n" \
 	"  [ -n \"$m\" ] && { echo \"scratch $s is a device in use: mounted at $m\"; exit 4; }\n" \
-	"  echo \"scratch $s is a block device: kbench does not format devices; name an empty directory\"; exit 4\n" \
+	"  [ -n \"$f\" ] || { echo \"scratch $s is a block device: set scratch_mkfs = ext4 (or xfs) in the target file to let kbench format it each iteration (everything on it is lost), or name an empty directory\"; exit 4; }\n" \
+	DEVICE_CHECK \
+	"elif [ -n \"$f\" ]; then\n" \
+	"  echo \"scratch_mkfs = $f: scratch $s is not a block device\"; exit 4\n" \
 	"elif [ -n \"$s\" ]; then\n" \
 	"  [ -d \"$s\" ] || { echo \"scratch $s is not an existing directory\"; exit 4; }\n" \
 	"  [ \"$(cd \"$s\" && pwd -P)\" = / ] && { echo \"scratch $s is the mounted root filesystem /\"; exit 4; }\n" \
@@ -178,11 +222,30 @@ static int remote_sh(const char *script, const char *const *args, const char *in
 	"  done\n" \
 	"fi\n"
 
-/* What the machine must have and may give, and nobody else's run on it. */
+/* boot = reboot-once: GRUB with grub-reboot, a grub.cfg that honours its
+ * one-time entry and sources custom.cfg, and no custom.cfg but kbench's
+ * (a message and exit 3 otherwise). */
+#define GRUB_DIR "/boot/grub"
+#define ONCE_ENTRY "kbench-once"
+#define ONCE_MARK "# kbench one-time entry"
+#define GRUB_CHECK \
+	"command -v grub-reboot >/dev/null || { echo 'boot = reboot-once: no grub-reboot on the machine (it needs GRUB and grub2-common)'; exit 3; }\n" \
+	"[ -f " GRUB_DIR "/grub.cfg ] || { echo 'boot = reboot-once: no " GRUB_DIR "/grub.cfg (the machine must boot with GRUB)'; exit 3; }\n" \
+	"grep -q next_entry " GRUB_DIR "/grub.cfg || { echo 'boot = reboot-once: " GRUB_DIR "/grub.cfg has no one-time entry (next_entry): run update-grub there'; exit 3; }\n" \
+	"grep -q custom.cfg " GRUB_DIR "/grub.cfg || { echo 'boot = reboot-once: " GRUB_DIR "/grub.cfg does not read custom.cfg (/etc/grub.d/41_custom): run update-grub there'; exit 3; }\n" \
+	"grub-editenv - list >/dev/null 2>&1 || { echo 'boot = reboot-once: grub-editenv cannot read " GRUB_DIR "/grubenv'; exit 3; }\n" \
+	"if [ -e " GRUB_DIR "/custom.cfg ] && [ \"$(head -n 1 " GRUB_DIR "/custom.cfg)\" != '" ONCE_MARK "' ]; then\n" \
+	"  echo 'boot = reboot-once: " GRUB_DIR "/custom.cfg is not kbench'\\''s: kbench puts its one-time entry there; move those entries to /etc/grub.d/40_custom and run update-grub'; exit 3\n" \
+	"fi\n"
+
+/* What the machine must have and may give, and nobody else's run on it.
+ * $1 the scratch or "", $2 the boot method. */
 static const char probe_script[] =
-	"command -v kexec >/dev/null || { echo 'no kexec on the machine (install kexec-tools)'; exit 3; }\n"
+	"if [ \"$2\" = reboot-once ]; then\n"
+	GRUB_CHECK
+	"else command -v kexec >/dev/null || { echo 'no kexec on the machine (install kexec-tools)'; exit 3; }; fi\n"
 	"command -v mkinitramfs >/dev/null || { echo 'no mkinitramfs on the machine (install initramfs-tools)'; exit 3; }\n"
-	"s=$1\n"
+	"s=$1 f=$3\n"
 	SCRATCH_CHECK
 	"[ -d " LOCK_DIR " ] && { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"; exit 5; }\n"
 	"echo ok\n";
@@ -219,7 +282,7 @@ static int ssh_setup(void *params, const struct boot_params *probe, struct backe
 {
 	const struct ssh_params *sp = params;
 	struct strbuf out = STRBUF_INIT;
-	const char *args[] = { probe->scratch_dir ? probe->scratch_dir : "", NULL };
+	const char *args[] = { probe->scratch_dir ? probe->scratch_dir : "", NULL, NULL, NULL };
 	int r;
 	target_release(&S.t);
 	S.lost = 0;
@@ -228,6 +291,10 @@ static int ssh_setup(void *params, const struct boot_params *probe, struct backe
 		return error("backend 'ssh' needs a machine: give --target NAME (configs/targets/)");
 	if (target_load(sp->target, &S.t) || host_lock())
 		return -1;
+	args[1] = boot_name();
+	args[2] = mkfs_name();
+	if (S.t.scratch_mkfs != TM_NO) /* the device, not where it is mounted */
+		args[0] = S.t.scratch;
 	r = remote_sh(probe_script, args, NULL, S.t.ssh_timeout_s * 2.0, &out);
 	if (r) {
 		error("%s: %s", machine(), r == 255 ? "ssh failed" : r < 0 ? "ssh timed out" :
@@ -255,19 +322,24 @@ static int ssh_check_tools(const struct boot_params *p)
 	return 0;
 }
 
-/* Lock the machine and make this iteration's directory there. */
+/* The initrd cache on the machine: one directory per content key (the
+ * kernel, its modules and config: the host's sha256), holding initrd.img,
+ * "machine", the fingerprint of what mkinitramfs read there, and the
+ * modules' tar kbench copied (so later iterations and runs copy none). */
+#define CACHE_DIR "/var/tmp/kbench-cache"
+
+/* Lock the machine and make this iteration's directory there; whether
+ * the variant's modules are there, and whether the cache entry $3 (the
+ * key with kbench's modules) holds their tar. */
 static const char lock_script[] =
 	"mkdir " LOCK_DIR " 2>/dev/null || { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null)\"; exit 3; }\n"
 	"echo \"$1\" >" LOCK_DIR "/run\n"
 	"d=$(mktemp -d /var/tmp/kbench-XXXXXXXX) || exit 4\n"
 	"echo \"$d\" >" LOCK_DIR "/dir\n"
 	"echo \"$d\"\n"
-	"[ -e \"/lib/modules/$2\" ] && echo present || echo absent\n";
-
-/* The initrd cache on the machine: one directory per content key (the
- * kernel, its modules and config: the host's sha256), holding initrd.img
- * and "machine", the fingerprint of what mkinitramfs read there. */
-#define CACHE_DIR "/var/tmp/kbench-cache"
+	"[ -e \"/lib/modules/$2\" ] && echo present || echo absent\n"
+	"[ -f " CACHE_DIR "/$3/modules.tar ] && echo modules-cached\n"
+	"exit 0\n";
 
 /* The modules (when kbench put them there), the initrd, the scratch
  * directory. $1 dir, $2 release, $3 scratch or "", $4 the content key,
@@ -275,6 +347,10 @@ static const char lock_script[] =
 static const char install_script[] =
 	"d=$1 r=$2 s=$3 k=$4 n=$5 c=" CACHE_DIR " e=" CACHE_DIR "/$4\n"
 	"chmod 755 \"$d/kbench-agent\" || exit 3\n"
+	/* the modules' tar from the cache, when none was copied: it goes
+	 * back there after use */
+	"[ -f \"$d/modules.tar\" ] || [ -e \"/lib/modules/$r\" ] || [ ! -f \"$e/modules.tar\" ] ||\n"
+	"  mv \"$e/modules.tar\" \"$d/modules.tar\" || exit 3\n"
 	"mk() {\n"
 	"  mkinitramfs -o \"$1.tmp\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 && mv \"$1.tmp\" \"$1\" ||\n"
 	"    { rm -f \"$1.tmp\"; tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
@@ -291,7 +367,7 @@ static const char install_script[] =
 	/* the modules, and depmod's output for them (in the key) made once */
 	"if [ -f \"$d/modules.tar\" ]; then\n"
 	"  mkdir \"/lib/modules/$r\" && echo \"$r\" >\"$d/modules-created\" &&\n"
-	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && rm -f \"$d/modules.tar\" &&\n"
+	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && mv \"$d/modules.tar\" \"$e/modules.tar\" &&\n"
 	"  if [ -n \"$hit\" ] && [ -f \"$e/depmod.tar\" ]; then tar -xf \"$e/depmod.tar\" -C \"/lib/modules/$r\"\n"
 	"  else depmod \"$r\" && tar -cf \"$e/depmod.tar\" -C \"/lib/modules/$r\" $(cd \"/lib/modules/$r\" && ls -d modules.*); fi ||\n"
 	"    { echo 'cannot install the modules'; exit 3; }\n"
@@ -313,11 +389,22 @@ static const char install_script[] =
 static const char remove_script[] =
 	"d=$1 r=$2 s=$3 n=$4\n"
 	"case \"$d\" in /var/tmp/kbench-*) ;; *) exit 3 ;; esac\n"
+	/* reboot-once: its /boot directory, its custom.cfg, and a one-time
+	 * entry GRUB never took (the machine did not reboot) */
+	"b=$(cat \"$d/boot-dir\" 2>/dev/null)\n"
+	"case \"$b\" in *..* | /boot/kbench-*/*) ;; /boot/kbench-*) rm -rf \"$b\" ;; esac\n"
+	"if [ -f \"$d/custom-created\" ]; then\n"
+	"  [ \"$(head -n 1 " GRUB_DIR "/custom.cfg 2>/dev/null)\" = '" ONCE_MARK "' ] && rm -f " GRUB_DIR "/custom.cfg\n"
+	"  grub-editenv - list 2>/dev/null | grep -qx 'next_entry=" ONCE_ENTRY "' && grub-editenv - unset next_entry\n"
+	"fi\n"
 	"[ -n \"$r\" ] && [ -f \"$d/modules-created\" ] && [ \"$(cat \"$d/modules-created\")\" = \"$r\" ] && rm -rf \"/lib/modules/$r\"\n"
 	"[ -n \"$r\" ] && [ -f \"$d/config-created\" ] && [ \"$(cat \"$d/config-created\")\" = \"$r\" ] && rm -f \"/boot/config-$r\"\n"
 	"rm -rf \"$d\"\n"
 	"[ \"$n\" != 0 ] || rm -rf " CACHE_DIR "\n"
-	"[ -z \"$s\" ] || rm -rf \"$s/kbench-scratch\"\n"
+	"if [ \"$s\" = " TARGET_SCRATCH_MNT " ]; then\n"
+	"  ! mountpoint -q \"$s\" || umount \"$s\"\n"
+	"  rm -rf \"$s/kbench-scratch\"; rmdir \"$s\" 2>/dev/null\n"
+	"elif [ -n \"$s\" ]; then rm -rf \"$s/kbench-scratch\"; fi\n"
 	"rm -rf " LOCK_DIR "\n";
 
 /* Copy the local file FROM to the machine as TO. 0, or -1 with ERR. */
@@ -398,7 +485,10 @@ static int install(const struct boot_params *p, const char *tar, double t0, char
 {
 	struct strbuf out = STRBUF_INIT;
 	char key[65], n[16], how[16] = "", *last;
-	const char *args[] = { S.dir, p->release, p->scratch_dir ? p->scratch_dir : "", key, n, NULL };
+	/* a scratch device is mounted after the boot (scratch_format) */
+	const char *args[] = { S.dir, p->release,
+			       p->scratch_dir && S.t.scratch_mkfs == TM_NO ? p->scratch_dir : "", key,
+			       n, NULL };
 	int r = -1;
 	snprintf(n, sizeof(n), "%d", S.t.initrd_cache);
 	if (initrd_key(p, tar, key, err, errlen))
@@ -415,7 +505,7 @@ static int install(const struct boot_params *p, const char *tar, double t0, char
 		snprintf(err, errlen, "%s: no initrd made: %.300s", machine(), out.buf ? out.buf : "");
 		goto out;
 	}
-	info("kbench: %s: initrd %s (%s); ready to kexec %s after %.0f s", machine(),
+	info("kbench: %s: initrd %s (%s); ready to boot %s after %.0f s", machine(),
 	     strcmp(how, "cached") ? "made there" : "reused from the machine's cache", S.initrd,
 	     p->release, now_mono() - t0);
 	r = 0;
@@ -428,10 +518,10 @@ out:
 static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 {
 	struct strbuf out = STRBUF_INIT;
-	char owner[300];
-	const char *largs[] = { owner, p->release ? p->release : "", NULL };
+	char owner[300], key[65];
+	const char *largs[] = { owner, p->release ? p->release : "", key, NULL };
 	char to[256], tar[KB_PATH_MAX] = "";
-	int absent, r = -1;
+	int absent, cached, r = -1;
 	double t0 = now_mono();
 	if (S.lost) {
 		snprintf(err, errlen, "%s did not come back and has no power_cycle command: it needs "
@@ -449,6 +539,11 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	snprintf(owner, sizeof(owner), "%s pid %ld", to, (long)getpid());
 	snprintf(S.release, sizeof(S.release), "%s", p->release);
 	snprintf(S.scratch, sizeof(S.scratch), "%s", p->scratch_dir ? p->scratch_dir : "");
+	/* the modules' tar and the cache key it makes, before anything is
+	 * copied: the machine's cache may hold that tar already */
+	if (modules_tar(p, tar, sizeof(tar), err, errlen) ||
+	    initrd_key(p, tar, key, err, errlen))
+		goto out;
 	if (remote_sh(lock_script, largs, NULL, S.t.ssh_timeout_s * 2.0, &out) ||
 	    sscanf(out.buf ? out.buf : "", "%127s", S.dir) != 1 ||
 	    strncmp(S.dir, "/var/tmp/kbench-", 16) || strchr(S.dir, '\'')) {
@@ -458,6 +553,11 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 		goto out;
 	}
 	absent = strstr(out.buf, "\nabsent") != NULL;
+	cached = absent && strstr(out.buf, "\nmodules-cached") != NULL;
+	if (!absent) { /* the machine's own modules: the key says "machine" */
+		unlink(tar);
+		tar[0] = '\0';
+	}
 	snprintf(to, sizeof(to), "%s/kbench-agent", S.dir);
 	if (upload(p->agent, to, err, errlen))
 		goto out;
@@ -468,10 +568,11 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	if (p->kconfig && *p->kconfig && upload(p->kconfig, to, err, errlen))
 		goto out;
 	snprintf(to, sizeof(to), "%s/modules.tar", S.dir);
-	if (absent && (modules_tar(p, tar, sizeof(tar), err, errlen) || upload(tar, to, err, errlen)))
+	if (absent && !cached && upload(tar, to, err, errlen))
 		goto out;
-	info("kbench: %s: kernel%s copied in %.0f s", machine(), absent ? " and modules" : "",
-	     now_mono() - t0);
+	info("kbench: %s: kernel%s copied in %.0f s%s", machine(),
+	     absent && !cached ? " and modules" : "", now_mono() - t0,
+	     cached ? " (its modules from the machine's cache)" : "");
 	r = install(p, tar, t0, err, errlen);
 out:
 	if (tar[0])
@@ -554,9 +655,93 @@ static int kexec_cmdline(const struct boot_params *p, struct strbuf *out)
 	return r ? -1 : 0;
 }
 
-/* Load the variant and execute it (KBENCH_TEST_SSH_NO_KEXEC: reboot
- * instead, as a machine whose kexec silently fails back to a reboot). */
-static int kexec_boot(struct ssh_guest *q, const struct boot_params *p, struct guest *g)
+/* boot = reboot-once: the kernel and initrd into a fresh /boot/kbench-
+ * XXXXXXXX, $1/custom.cfg (the entry, @DIR@ standing for that directory
+ * as GRUB sees it: from the root of its filesystem) made the machine's
+ * custom.cfg, and grub-reboot. $1 dir, $2 initrd. */
+static const char reboot_once_script[] =
+	"d=$1 i=$2\n"
+	"case \"$d\" in /var/tmp/kbench-*) ;; *) exit 3 ;; esac\n"
+	GRUB_CHECK
+	"b=$(mktemp -d /boot/kbench-XXXXXXXX) || { echo 'cannot make a directory in /boot'; exit 3; }\n"
+	"echo \"$b\" >\"$d/boot-dir\"\n"
+	"cp \"$d/vmlinuz\" \"$b/vmlinuz\" && cp \"$i\" \"$b/initrd.img\" ||\n"
+	"  { echo \"cannot copy the kernel and initrd to $b: is /boot full? ($(df -Pm /boot | awk 'NR == 2 { print $4 }') MiB free)\"; exit 3; }\n"
+	"m=$(stat -c %m \"$b\") || exit 3\n"
+	"g=${b#\"${m%/}\"}\n"
+	"echo " ONCE_ENTRY " >\"$d/custom-created\"\n"
+	"sed \"s|@DIR@|$g|g\" \"$d/custom.cfg\" >" GRUB_DIR "/custom.cfg.kbench &&\n"
+	"  mv " GRUB_DIR "/custom.cfg.kbench " GRUB_DIR "/custom.cfg || { echo 'cannot write " GRUB_DIR "/custom.cfg'; exit 3; }\n"
+	"grub-reboot " ONCE_ENTRY " || { echo 'grub-reboot failed'; exit 3; }\n"
+	"sync\n"
+	"echo \"GRUB entry " ONCE_ENTRY ": $g/vmlinuz\"\n";
+
+int ssh_grub_entry(const char *release, const char *cl, struct strbuf *cfg)
+{
+	for (const char *c = cl; *c; c++)
+		if (!isprint((unsigned char)*c))
+			return -1;
+	/* a word an argument, each quoted as in sh (GRUB's quoting is the
+	 * same): GRUB joins them with spaces into the command line, after
+	 * BOOT_IMAGE= (one argument with spaces in it it would pass on in
+	 * double quotes: one kernel parameter, "root=... console=...") */
+	sb_addf(cfg, ONCE_MARK "\n# removed after the run; %s\n"
+		"menuentry '" ONCE_ENTRY "' --id " ONCE_ENTRY " {\n"
+		"\tinsmod part_msdos\n\tinsmod part_gpt\n\tinsmod ext2\n"
+		"\tsearch --no-floppy --file --set=root @DIR@/vmlinuz\n\tlinux @DIR@/vmlinuz",
+		release);
+	for (const char *w = cl; *w;) {
+		size_t n = strcspn(w, " ");
+		if (n) {
+			char *word = xasprintf("%.*s", (int)n, w);
+			sb_adds(cfg, " ");
+			sh_quote(cfg, word);
+			free(word);
+		}
+		w += n + (w[n] == ' ');
+	}
+	sb_addf(cfg, "\n\tinitrd @DIR@/initrd.img\n}\n");
+	return 0;
+}
+
+/* The one-time GRUB entry for the command line CL into the workdir's
+ * custom.cfg, then on the machine with the kernel and initrd it boots
+ * (reboot_once_script's output in OUT). */
+static int reboot_once_prepare(const struct boot_params *p, const char *cl, struct strbuf *out,
+			       char *err, size_t errlen)
+{
+	struct strbuf cfg = STRBUF_INIT;
+	char path[KB_PATH_MAX], to[200];
+	const char *args[] = { S.dir, S.initrd, NULL };
+	int r = -1;
+	if (ssh_grub_entry(p->release, cl, &cfg)) {
+		snprintf(err, errlen, "%s: the command line for the variant has a control byte: not "
+			 "put in a GRUB entry", machine());
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/custom.cfg", p->workdir);
+	snprintf(to, sizeof(to), "%s/custom.cfg", S.dir);
+	if (write_file_atomic(path, cfg.buf, cfg.len)) {
+		snprintf(err, errlen, "cannot write %s", path);
+		goto out;
+	}
+	if (upload(path, to, err, errlen))
+		goto out;
+	if (remote_sh(reboot_once_script, args, NULL, 300, out)) {
+		snprintf(err, errlen, "%s: cannot set up the one-time GRUB entry: %.300s", machine(),
+			 out->buf ? out->buf : "ssh failed");
+		goto out;
+	}
+	r = 0;
+out:
+	sb_release(&cfg);
+	return r;
+}
+
+/* Load the variant and execute it, or (reboot-once) make it GRUB's next
+ * boot and reboot (KBENCH_TEST_SSH_NO_KEXEC: reboot instead of the kexec,
+ * as a machine whose kexec silently fails back to a reboot). */
+static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct guest *g)
 {
 	struct strbuf cl = STRBUF_INIT, out = STRBUF_INIT;
 	char kernel[200], initrd[220], *append;
@@ -574,11 +759,15 @@ static int kexec_boot(struct ssh_guest *q, const struct boot_params *p, struct g
 	}
 	append = xasprintf("--append=%s", cl.buf ? cl.buf : "");
 	load[4] = append;
-	r = skip && *skip ? 0 : remote(load, NULL, 120, &out);
-	if (r)
+	if (S.t.boot == TB_REBOOT_ONCE) {
+		r = reboot_once_prepare(p, cl.buf ? cl.buf : "", &out, g->err, sizeof(g->err));
+		if (!r)
+			info("kbench: %s: %s; rebooting into it once", machine(), out.buf);
+		skip = "reboot";
+	} else if ((r = skip && *skip ? 0 : remote(load, NULL, 120, &out)))
 		snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(),
 			 out.buf ? out.buf : "");
-	else
+	if (!r)
 		/* the connection may drop as the machine goes down */
 		remote(skip && *skip ? reboot : exec, NULL, S.t.ssh_timeout_s, NULL);
 	q->kexeced = q->down = !r;
@@ -596,15 +785,16 @@ static int verify_kernel(const struct boot_params *p, struct guest *g)
 	char *nl, *save = NULL, words[OPT_STR_MAX * 2];
 	int bad = 0;
 	if (remote(argv, NULL, S.t.ssh_timeout_s, &out) || !(nl = strchr(out.buf, '\n'))) {
-		snprintf(g->err, sizeof(g->err), "%s: no answer after the kexec", machine());
+		snprintf(g->err, sizeof(g->err), "%s: no answer after %s", machine(), boot_how());
 		sb_release(&out);
 		return -1;
 	}
 	*nl = '\0';
 	if (strcmp(out.buf, p->release))
 		bad = snprintf(g->err, sizeof(g->err), "%s booted the wrong kernel: %.100s is running, "
-			       "the variant is %s (kexec failed or the machine rebooted)", machine(),
-			       out.buf, p->release);
+			       "the variant is %s (%s)", machine(), out.buf, p->release,
+			       S.t.boot == TB_REBOOT_ONCE ? "GRUB did not boot the one-time entry" :
+			       "kexec failed or the machine rebooted");
 	snprintf(words, sizeof(words), "%s", p->cmdline ? p->cmdline : "");
 	for (char *w = strtok_r(words, " \t", &save); !bad && w; w = strtok_r(NULL, " \t", &save))
 		if (!strstr(nl + 1, w))
@@ -622,10 +812,11 @@ static void not_back(struct guest *g, double waited, int panicked)
 	struct child c = CHILD_INIT;
 	char why[120];
 	if (panicked)
-		snprintf(why, sizeof(why), "panicked after the kexec (\"" PANIC_MARK "\" on its "
-			 "console, %.0f s)", waited);
+		snprintf(why, sizeof(why), "panicked after %s (\"" PANIC_MARK "\" on its "
+			 "console, %.0f s)", boot_how(), waited);
 	else
-		snprintf(why, sizeof(why), "did not come back within %.0f s after the kexec", waited);
+		snprintf(why, sizeof(why), "did not come back within %.0f s after %s", waited,
+			 boot_how());
 	if (!S.t.power_cycle.n) {
 		S.lost = 1;
 		snprintf(g->err, sizeof(g->err), "%s %s and has no power_cycle command: it needs a "
@@ -642,6 +833,37 @@ static void not_back(struct guest *g, double waited, int panicked)
 	child_release(&c);
 	snprintf(g->err, sizeof(g->err), "%s %s; power-cycled with '%s'", machine(), why,
 		 S.t.power_cycle.v[0]);
+}
+
+/* In the booted variant: the scratch device $1 checked again (the
+ * variant's kernel may name disks otherwise), formatted with mkfs.$2 and
+ * mounted at $3, with the workloads' directory in it. */
+static const char scratch_format_script[] =
+	"s=$1 f=$2 d=$3\n"
+	"[ -b \"$s\" ] || { echo \"scratch $s is not a block device under this kernel\"; exit 4; }\n"
+	"m=$(awk -v d=\"$s\" '$1 == d { print $2; exit }' /proc/mounts)\n"
+	"[ -n \"$m\" ] && { echo \"scratch $s is a device in use: mounted at $m\"; exit 4; }\n"
+	DEVICE_CHECK
+	"case $f in xfs) o=-f ;; *) o=-F ;; esac\n"
+	"mkfs.\"$f\" -q $o -L kbench-scratch \"$s\" >\"$d.mkfs.log\" 2>&1 || { tail -5 \"$d.mkfs.log\"; rm -f \"$d.mkfs.log\"; echo \"mkfs.$f $s failed\"; exit 4; }\n"
+	"rm -f \"$d.mkfs.log\"\n"
+	"mkdir -p \"$d\" && mount \"$s\" \"$d\" && mkdir \"$d/kbench-scratch\" || { echo \"cannot mount $s at $d\"; exit 4; }\n"
+	"echo \"scratch $s: $f made and mounted at $d\"\n";
+
+/* scratch_mkfs: the device formatted and mounted in the booted variant. */
+static int scratch_format(const struct boot_params *p, struct guest *g)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *args[] = { S.t.scratch, mkfs_name(), p->scratch_dir, NULL };
+	double t0 = now_mono();
+	int r = remote_sh(scratch_format_script, args, NULL, 600, &out);
+	if (r)
+		snprintf(g->err, sizeof(g->err), "%s: the scratch device: %.300s", machine(),
+			 out.buf && *out.buf ? out.buf : "ssh failed");
+	else
+		info("kbench: %s: %s (%.0f s)", machine(), out.buf, now_mono() - t0);
+	sb_release(&out);
+	return r ? -1 : 0;
 }
 
 static int ssh_start(struct guest *g, const struct boot_params *p)
@@ -663,7 +885,7 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 		warning("%s: cannot start the console command %s", machine(), S.t.console.v[0]);
 	else if (S.t.console.n && p->console_log && !stat(p->console_log, &st))
 		q->console_log = p->console_log, q->console_off = st.st_size;
-	if (kexec_boot(q, p, g))
+	if (boot_variant(q, p, g))
 		return -1;
 	if ((r = wait_back(q->boot_id, deadline, id, sizeof(id), q))) {
 		not_back(g, now_mono() - t0, r == -2);
@@ -672,6 +894,8 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 	snprintf(q->boot_id, sizeof(q->boot_id), "%s", id);
 	q->down = 0;
 	if (verify_kernel(p, g))
+		return -1;
+	if (S.t.scratch_mkfs != TM_NO && p->scratch_dir && scratch_format(p, g))
 		return -1;
 	ssh_argv(&q->agent.argv, S.t.ssh_timeout_s);
 	snprintf(agent, sizeof(agent), "%s/kbench-agent", S.dir);
@@ -746,14 +970,22 @@ static void ssh_cleanup(const struct boot_params *p)
 }
 
 /* kbench doctor --target: one "ok ..." or "FAIL ...: what to do" line a
- * check. $1 the scratch or "", $2 "NAME:PACKAGE ..." (the tools). */
+ * check. $1 the scratch or "", $2 "NAME:PACKAGE ..." (the tools), $3 the
+ * boot method. */
 static const char doctor_script[] =
 	"ok() { echo \"ok   $*\"; }\n"
 	"bad() { echo \"FAIL $*\"; }\n"
-	"s=$1 k=$(uname -r)\n"
-	"if command -v kexec >/dev/null; then ok \"kexec: $(command -v kexec)\"\n"
+	"s=$1 f=$4 k=$(uname -r)\n"
+	"if [ \"$3\" = reboot-once ]; then\n"
+	"  if m=$( (" GRUB_CHECK ") 2>&1); then ok \"boot = reboot-once: GRUB's one-time entry (grub-reboot, " GRUB_DIR "/custom.cfg)\"\n"
+	"  else bad \"$m\"; fi\n"
+	"  m=$(df -Pk /boot 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')\n"
+	"  if [ \"${m:-0}\" -ge 256 ]; then ok \"free space: /boot has $m MiB\"\n"
+	"  else bad \"free space: /boot has ${m:-no} MiB free; reboot-once puts a kernel and an initrd there (up to 256 MiB): free some\"; fi\n"
+	"elif command -v kexec >/dev/null; then ok \"kexec: $(command -v kexec)\"\n"
 	"else bad 'kexec: not found: install kexec-tools on the machine'; fi\n"
-	"if [ ! -e /sys/kernel/kexec_loaded ]; then\n"
+	"if [ \"$3\" = reboot-once ]; then :\n"
+	"elif [ ! -e /sys/kernel/kexec_loaded ]; then\n"
 	"  bad \"kexec support: the running kernel $k has none (no /sys/kernel/kexec_loaded): boot a kernel with CONFIG_KEXEC\"\n"
 	"elif [ \"$(cat /proc/sys/kernel/kexec_load_disabled 2>/dev/null)\" = 1 ]; then\n"
 	"  bad \"kexec support: kernel.kexec_load_disabled is set on $k (it stays set until a reboot): boot without it\"\n"
@@ -761,12 +993,14 @@ static const char doctor_script[] =
 	"if command -v mkinitramfs >/dev/null; then ok \"mkinitramfs: $(command -v mkinitramfs)\"\n"
 	"else bad 'mkinitramfs: not found: install initramfs-tools on the machine'; fi\n"
 	"for d in /var/tmp /lib/modules; do\n"
-	"  f=$(df -Pk \"$d\" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')\n"
-	"  if [ \"${f:-0}\" -ge 1024 ]; then ok \"free space: $d has $f MiB\"\n"
-	"  else bad \"free space: $d has ${f:-no} MiB free; kbench puts up to 1024 MiB there (kernel, modules, initrd): free some\"; fi\n"
+	"  m=$(df -Pk \"$d\" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')\n"
+	"  if [ \"${m:-0}\" -ge 1024 ]; then ok \"free space: $d has $m MiB\"\n"
+	"  else bad \"free space: $d has ${m:-no} MiB free; kbench puts up to 1024 MiB there (kernel, modules, initrd): free some\"; fi\n"
 	"done\n"
 	"if [ -z \"$s\" ]; then ok 'scratch: none named (a suite with dbench needs scratch = DIR in the target file)'\n"
-	"elif m=$( (" SCRATCH_CHECK ") 2>&1); then ok \"scratch: $s (an empty directory)\"\n"
+	"elif m=$( (" SCRATCH_CHECK ") 2>&1); then\n"
+	"  if [ -n \"$f\" ]; then ok \"scratch: $s, a block device not in use (formatted $f each iteration)\"\n"
+	"  else ok \"scratch: $s (an empty directory)\"; fi\n"
 	"else bad \"$m\"; fi\n"
 	"for t in $2; do\n"
 	"  n=${t%:*} p=${t##*:}\n"
@@ -796,7 +1030,7 @@ static const char *ssh_advice(const char *out)
 int ssh_doctor(const char *name, const struct host_tool *const *tools)
 {
 	struct strbuf out = STRBUF_INIT, tl = STRBUF_INIT;
-	const char *args[] = { NULL, NULL, NULL };
+	const char *args[] = { NULL, NULL, NULL, NULL, NULL };
 	const char *argv[] = { "true", NULL };
 	int r, bad = 0;
 	target_release(&S.t);
@@ -823,6 +1057,8 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools)
 		sb_addf(&tl, "%s%s:%s", i ? " " : "", tools[i]->name, tools[i]->package);
 	args[0] = S.t.scratch;
 	args[1] = tl.buf ? tl.buf : "";
+	args[2] = boot_name();
+	args[3] = mkfs_name();
 	sb_reset(&out);
 	r = remote_sh(doctor_script, args, NULL, S.t.ssh_timeout_s * 4.0, &out);
 	/* the machine's output: printable bytes only */
@@ -897,7 +1133,7 @@ out:
 const struct backend_ops ssh_backend = {
 	.name = "ssh",
 	.description = "a remote machine (--target NAME, configs/targets/): each iteration "
-		       "kexecs the variant there and runs the agent over ssh",
+		       "kexecs the variant there (or reboots into it once) and runs the agent over ssh",
 	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_TARGET,
 	.opts = ssh_opts,
 	.params_size = sizeof(struct ssh_params),

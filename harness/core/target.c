@@ -13,11 +13,12 @@ struct target_raw {
 	char host[OPT_STR_MAX], user[OPT_STR_MAX], identity[OPT_STR_MAX];
 	char known_hosts[OPT_STR_MAX], power_cycle[OPT_STR_MAX], console[OPT_STR_MAX];
 	char scratch[OPT_STR_MAX];
-	int port, host_key, boot, boot_timeout, ssh_timeout, initrd_cache;
+	int port, host_key, boot, boot_timeout, ssh_timeout, initrd_cache, scratch_mkfs;
 };
 
 static const char *const host_keys[] = { "strict", "accept-new", NULL };
 static const char *const boots[] = { "kexec", "reboot-once", NULL };
+static const char *const mkfses[] = { "no", "ext4", "xfs", NULL };
 
 #define TO(f) offsetof(struct target_raw, f)
 static const struct opt_def target_opts[] = {
@@ -31,6 +32,8 @@ static const struct opt_def target_opts[] = {
 	{ "power_cycle", OPT_STRING, TO(power_cycle), 0, 0, NULL, "argv that power-cycles it" },
 	{ "console", OPT_STRING, TO(console), 0, 0, NULL, "argv whose stdout is its serial console" },
 	{ "scratch", OPT_STRING, TO(scratch), 0, 0, NULL, "dbench's directory or block device" },
+	{ "scratch_mkfs", OPT_ENUM, TO(scratch_mkfs), 0, 0, mkfses,
+	  "the filesystem kbench makes on a scratch block device each iteration" },
 	{ "boot_timeout", OPT_INT, TO(boot_timeout), 5, 3600, NULL, "seconds to come back" },
 	{ "ssh_timeout", OPT_INT, TO(ssh_timeout), 1, 600, NULL, "seconds per ssh connection" },
 	{ "initrd_cache", OPT_INT, TO(initrd_cache), 0, 64, NULL,
@@ -71,7 +74,8 @@ static int target_handler(void *user, const char *section, const char *name, con
 	if (!(d = opt_find(target_opts, name))) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: host, port, user, identity, known_hosts, host_key, "
-			 "boot, power_cycle, console, scratch, boot_timeout, ssh_timeout, initrd_cache)", name);
+			 "boot, power_cycle, console, scratch, scratch_mkfs, boot_timeout, ssh_timeout, "
+			 "initrd_cache)", name);
 		return 0;
 	}
 	if (opt_set(&c->raw, d, value, err, sizeof(err))) {
@@ -125,6 +129,7 @@ static int target_finish(struct target_ctx *c, const char *path, struct target *
 	t->boot_timeout_s = r->boot_timeout;
 	t->ssh_timeout_s = r->ssh_timeout;
 	t->initrd_cache = r->initrd_cache;
+	t->scratch_mkfs = r->scratch_mkfs;
 	split_argv(&t->power_cycle, r->power_cycle);
 	split_argv(&t->console, r->console);
 	return 0;

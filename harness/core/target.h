@@ -11,7 +11,8 @@
  *   boot = kexec               ; or reboot-once
  *   power_cycle = ipmitool -H bmc -U admin chassis power cycle
  *   console = ipmitool -H bmc -U admin sol activate
- *   scratch = /srv/kbench-scratch
+ *   scratch = /srv/kbench-scratch  ; or a block device, with:
+ *   scratch_mkfs = no          ; ext4, xfs: formatted each iteration
  *   boot_timeout = 300
  *   ssh_timeout = 30
  *   initrd_cache = 2           ; initrds kept on it between runs
@@ -22,11 +23,16 @@
 #ifndef KBENCH_TARGET_H
 #define KBENCH_TARGET_H
 
+/* Where the ssh backend mounts a scratch block device (scratch_mkfs) on
+ * the machine, made and removed by kbench. */
+#define TARGET_SCRATCH_MNT "/var/tmp/kbench.scratch"
+
 #include "core/opt.h"
 #include "core/util.h"
 
 enum target_host_key { TK_STRICT, TK_ACCEPT_NEW };
 enum target_boot { TB_KEXEC, TB_REBOOT_ONCE };
+enum target_mkfs { TM_NO, TM_EXT4, TM_XFS };
 
 struct target {
 	char path[KB_PATH_MAX];
@@ -41,6 +47,7 @@ struct target {
 	struct strvec power_cycle;  /* empty = none */
 	struct strvec console;      /* empty = none */
 	char scratch[OPT_STR_MAX];  /* a directory or a block device */
+	int scratch_mkfs;           /* 0 no, 1 ext4, 2 xfs: scratch is a device */
 	int boot_timeout_s;
 	int ssh_timeout_s;
 	int initrd_cache;           /* initrds kept in its /var/tmp/kbench-cache */

@@ -225,11 +225,17 @@ static const char *jpath(json_object *doc, const char *obj, const char *key)
 
 void history_host_id(json_object *doc, char out[17])
 {
-	json_object *h = jget(doc, "host");
+	json_object *h = jget(doc, "host"), *m = jget(h, "machine");
 	char full[65];
-	char *s = xasprintf("%s\n%s\n%d", jstr(h, "hostname") ? jstr(h, "hostname") : "",
-			    jstr(h, "cpu_model") ? jstr(h, "cpu_model") : "",
-			    jget(h, "cores") ? json_object_get_int(jget(h, "cores")) : 0);
+	/* a remote machine's runs (host.target) are that machine's, whichever
+	 * host drove them: its name and what its agent reported */
+	char *s = jstr(h, "target") ?
+		xasprintf("target\n%s\n%s\n%d", jstr(h, "target"),
+			  jstr(m, "cpu_model") ? jstr(m, "cpu_model") : "",
+			  jget(m, "threads") ? json_object_get_int(jget(m, "threads")) : 0) :
+		xasprintf("%s\n%s\n%d", jstr(h, "hostname") ? jstr(h, "hostname") : "",
+			  jstr(h, "cpu_model") ? jstr(h, "cpu_model") : "",
+			  jget(h, "cores") ? json_object_get_int(jget(h, "cores")) : 0);
 	sha256_hex(s, strlen(s), full);
 	free(s);
 	memcpy(out, full, 16);

@@ -468,16 +468,22 @@ static int check_repeats(json_object *w, const char *where, char *err, size_t le
 	return 0;
 }
 
-/* host.backend (a name: [a-z][a-z0-9_-]*, at most 32) and
- * host.backend_version (a string), when present: older runs lack them. */
+/* host.backend (a name: [a-z][a-z0-9_-]*, at most 32), host.backend_version
+ * (a string) and host.target (a target's name), when present: older runs
+ * lack them. */
 static int host_backend_check(json_object *host, char *err, size_t len)
 {
 	json_object *b = json_object_object_get(host, "backend");
 	json_object *bv = json_object_object_get(host, "backend_version");
+	json_object *t = json_object_object_get(host, "target");
 	const char *n;
 	size_t l;
 	if (bv && !json_object_is_type(bv, json_type_string))
 		return verr(err, len, "host: 'backend_version' should be a string");
+	if (t && (!json_object_is_type(t, json_type_string) ||
+		  (l = strlen(n = json_object_get_string(t))) < 1 || l > 64 ||
+		  strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != l))
+		return verr(err, len, "host: 'target' should be a target's name (1-64 of [A-Za-z0-9._-])");
 	if (!b)
 		return 0;
 	if (!json_object_is_type(b, json_type_string))

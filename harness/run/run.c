@@ -20,6 +20,7 @@
 #include "run/trouble.h"
 #include "core/spawn.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <gsl/gsl_sort.h>
@@ -686,11 +687,13 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	json_object_object_add(it->ij, "workloads", json_object_new_array());
 	if ((out = iteration_boot(it, &g)) != IT_OK)
 		return out;
-	/* the host beside the workloads: what else ran while they did */
+	/* the host beside the workloads: what else ran while they did (not
+	 * for a remote machine: this host's load is not the machine's) */
 	hostnoise_sample(&h0);
 	out = iteration_workloads(it, &g, &work_s);
 	hostnoise_sample(&h1);
-	if ((hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
+	if (!(it->bk->caps & BK_CAP_TARGET) &&
+	    (hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
 		json_object_object_add(it->ij, "host_noise", hn);
 	if (out == IT_GUEST_LOST) {
 		json_object_object_add(it->ij, "wall_s", json_object_new_double(now_mono() - t0));
@@ -1048,7 +1051,9 @@ static int bench_target(struct bench *b)
 			     "(scratch = DIR)");
 	if (target_load(o->target, &t))
 		return -1;
-	snprintf(b->target_scratch, sizeof(b->target_scratch), "%s", t.scratch);
+	/* a block device is formatted and mounted there by the backend */
+	snprintf(b->target_scratch, sizeof(b->target_scratch), "%s",
+		 t.scratch_mkfs != TM_NO ? TARGET_SCRATCH_MNT : t.scratch);
 	target_release(&t);
 	return 0;
 }
@@ -1309,9 +1314,18 @@ static int bench_document(struct bench *b)
 		json_object_object_add(h.host, "accel", json_object_new_string(b->bi.accel));
 		json_object_object_add(h.host, "backend", json_object_new_string(b->bk->name));
 		json_object_object_add(h.host, "backend_version", json_object_new_string(ver));
-		/* a remote machine's facts come from its agent (bench_record) */
-		if (b->bk->caps & BK_CAP_TARGET)
+		/* a remote machine's facts come from its agent (bench_record);
+		 * its name (the target file's) identifies it in the history */
+		if (b->bk->caps & BK_CAP_TARGET) {
+			char name[64], dir[KB_PATH_MAX];
 			json_object_object_del(h.host, "machine");
+			config_file_names(b->o->target ? b->o->target : "", name, dir, sizeof(dir));
+			for (char *c = name; *c; c++)
+				if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+					*c = '_';
+			if (name[0])
+				json_object_object_add(h.host, "target", json_object_new_string(name));
+		}
 		b->doc = results_new(&h);
 	}
 	return results_save(b->doc, b->res->results);

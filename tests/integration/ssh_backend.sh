@@ -5,7 +5,9 @@
 # remote bare-metal machine:
 #  - refused before anything is installed, each with a clear message and
 #    exit 2: ssh refused (a closed port), a changed host key, a scratch
-#    that is the mounted root (/ and the root device);
+#    that is the mounted root (/ and the root device, also with
+#    scratch_mkfs), a scratch device without scratch_mkfs, scratch_mkfs
+#    with a directory;
 #  - and nothing of kbench's left on it, its default kernel running.
 #  - kbench doctor --target: the lab passes; a bad scratch and a changed
 #    host key fail with what to do;
@@ -18,9 +20,18 @@
 #    goes on: the second, Debian 13's 6.12, gives valid results with the
 #    lab's facts in host.machine (compare refuses it beside a captured
 #    QEMU run on this host; the report names the lab), with the initrd
-#    the first made (the machine's initrd cache: made once, reused);
+#    the first made and its modules' tar (the machine's cache: copied
+#    and made once, reused);
 #    after it the machine is on its default kernel, nothing left but the
 #    cache;
+#  - boot = reboot-once (the lab boots through GRUB from its disk): a
+#    custom.cfg that is not kbench's refused; then a nightly on the lab
+#    (kbench nightly --target) whose variant GRUB boots once by its
+#    one-time entry, its dbench on the lab's second disk formatted by
+#    kbench (scratch = /dev/vdb, scratch_mkfs = ext4): results valid, the
+#    night in the history under the lab's name, and the machine back on
+#    its default entry with kbench's /boot directory, custom.cfg,
+#    next_entry and scratch mount point gone;
 #  - Ctrl-C while a workload runs: exit 1, the run "interrupted", the
 #    machine back on its default kernel, nothing left, both locks free;
 #  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
@@ -91,7 +102,7 @@ EOF
 # nothing of kbench's on the lab machine (with "kept": but its initrd
 # cache, one initrd), and its default kernel runs
 clean_lab() {
-	left=$(on_lab 'ls -d /var/tmp/kbench* /lib/modules/6.12* /boot/config-6.12* /srv/kbench-scratch/* 2>/dev/null')
+	left=$(on_lab 'ls -d /var/tmp/kbench* /lib/modules/6.12* /boot/config-6.12* /srv/kbench-scratch/* /boot/kbench* /boot/grub/custom.cfg* 2>/dev/null; grub-editenv - list | grep "^next_entry=."')
 	cached=$(on_lab 'ls /var/tmp/kbench-cache/*/initrd.img 2>/dev/null | wc -l')
 	want=0
 	[ "${2:-}" = kept ] && { left=$(echo "$left" | grep -vx /var/tmp/kbench-cache); want=1; }
@@ -104,23 +115,26 @@ clean_lab() {
 }
 run() { "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" --reports "$tmp/r" --boot-retries 0 "$@"; }
 
-# refused before anything is installed
+# refused before anything is installed: refused ID MESSAGE [KEY=VALUE...]
+# runs with the lab's target file changed so ($tmp/ID.ini, run id ID)
+refused() {
+	id=$1 msg=$2
+	shift 2
+	target "$tmp/$id.ini" "$@"
+	expect_exit 2 run --target "$tmp/$id.ini" --run-id "$id"
+	expect_out "$msg"
+}
 free=$((port + 1))
-target "$tmp/refused.ini" "port=$free"
-expect_exit 2 run --target "$tmp/refused.ini" --run-id refused
+refused closed "Connection refused" "port=$free"
 expect_out "ssh failed"
-expect_out "Connection refused"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/other" >/dev/null
 echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$tmp/other.pub")" >"$tmp/other_hosts"
-target "$tmp/hostkey.ini" "known_hosts=$tmp/other_hosts"
-expect_exit 2 run --target "$tmp/hostkey.ini" --run-id hostkey
-expect_out "Host key verification failed"
-target "$tmp/root.ini" "scratch=/"
-expect_exit 2 run --target "$tmp/root.ini" --run-id rootdir
-expect_out "scratch / is the mounted root filesystem"
-target "$tmp/dev.ini" "scratch=/dev/vda"
-expect_exit 2 run --target "$tmp/dev.ini" --run-id rootdev
-expect_out "scratch /dev/vda is a device in use: mounted at /"
+refused hostkey "Host key verification failed" "known_hosts=$tmp/other_hosts"
+refused root "scratch / is the mounted root filesystem" "scratch=/"
+refused rootdev "scratch /dev/vda is a device in use: mounted at /" "scratch=/dev/vda"
+refused rootdevfs "scratch /dev/vda is a device in use: mounted at /" "scratch=/dev/vda" "scratch_mkfs=ext4"
+refused vdb "scratch /dev/vdb is a block device: set scratch_mkfs = ext4" "scratch=/dev/vdb"
+refused notdev "scratch_mkfs = ext4: scratch /srv/kbench-scratch is not a block device" "scratch_mkfs=ext4"
 expect_exit 2 run --backend ssh --run-id notarget
 expect_out "needs --target NAME"
 clean_lab "refusals"
@@ -196,6 +210,7 @@ expect_out "panicked after the kexec (.Kernel panic - not syncing. on its consol
 expect_out "power-cycled with 'sh'"
 expect_out "initrd made there"
 expect_out "initrd reused from the machine's cache"
+expect_out "copied in [0-9]* s (its modules from the machine's cache)"
 [ -s "$tmp/cycled" ] && ok "the power-cycle command ran" || bad "the power-cycle command did not run"
 camp="$tmp/r/compare/lab"
 python3 - "$camp" "$default" "$tmp/camp.ini" >"$tmp/o" 2>&1 <<'PY'
@@ -248,6 +263,61 @@ clean_lab "campaign" kept
 # beside a QEMU run on this host (a captured one): another machine
 expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
 expect_out "machine: CPU model"
+
+# boot = reboot-once, for a machine where kexec fails: kbench copies the
+# kernel and the cached initrd to /boot/kbench-XXXXXXXX, writes a
+# one-entry /boot/grub/custom.cfg (the lab's grub.cfg sources it, as
+# Debian's 41_custom does) and grub-reboot's it; GRUB boots it once
+# (BOOT_IMAGE in the variant's /proc/cmdline names that directory) and
+# the reboot after the run is back on the default entry. A custom.cfg of
+# the user's is never overwritten: refused before anything is installed.
+# Its dbench runs on the lab's second disk (scratch = /dev/vdb,
+# scratch_mkfs = ext4): formatted and mounted in the booted variant.
+target "$tmp/grub.ini" "boot=reboot-once" "scratch=/dev/vdb" "scratch_mkfs=ext4"
+expect_exit 0 "$KB" doctor --target "$tmp/grub.ini"
+expect_out "^ok   boot = reboot-once: GRUB's one-time entry"
+expect_out "^ok   free space: /boot has"
+expect_out "^ok   scratch: /dev/vdb, a block device not in use (formatted ext4 each iteration)"
+on_lab 'echo "menuentry mine {}" >/boot/grub/custom.cfg'
+expect_exit 2 run --target "$tmp/grub.ini" --run-id grubmine
+expect_out "custom.cfg is not kbench's"
+on_lab 'rm /boot/grub/custom.cfg'
+# It runs as a nightly on the target (kbench nightly --target): the night
+# is recorded in a history under the lab's identity (host.target), not
+# this host's, and judged (the first night: exit 0).
+printf '[nightly]\nsuite = %s\nrefresh = no\nvariants = mainline-stock\n' "$tmp/suite.ini" >"$tmp/nightly.ini"
+t1=$(date +%s)
+expect_exit 0 "$KB" nightly --config "$tmp/nightly.ini" --target "$tmp/grub.ini" --iterations 1 \
+	--boot-retries 0 --reports "$tmp/r" --history "$tmp/history.sqlite" --night lab1
+expect_out "GRUB entry kbench-once: /boot/kbench-[A-Za-z0-9]*/vmlinuz; rebooting into it once"
+expect_out "scratch /dev/vdb: ext4 made and mounted at /var/tmp/kbench.scratch"
+[ "$(on_lab blkid -s LABEL -o value /dev/vdb)" = kbench-scratch ] && ok "the scratch device has kbench's ext4" ||
+	bad "the scratch device: $(on_lab blkid /dev/vdb)"
+python3 - "$tmp/r/nightly/lab1/nightly.json" "$default" >"$tmp/o" 2>&1 <<'PY'
+import json, os, sys
+n = json.load(open(sys.argv[1]))
+assert n["exit"] == 0, n["exit"]
+assert [(r["variant"], r["exit"]) for r in n["runs"]] == [("mainline-stock", 0)], n["runs"]
+assert all(v["state"] == "ok" for v in n["verdicts"]), n["verdicts"]
+d = json.load(open(os.path.join(n["runs"][0]["dir"], "results.json")))
+assert d["host"]["backend"] == "ssh" and d["host"]["target"] == "grub", d["host"]
+it = d["iterations"][0]
+assert it["status"] == "ok", it.get("error")
+assert [w["status"] for w in it["workloads"]] == ["ok"] * 3, it["workloads"]
+assert "host_noise" not in it, "this host's noise sampled for a remote machine"
+rel = d["variant"]["kernel_release"]
+assert rel.startswith("6.12.") and rel != sys.argv[2], rel
+cl = it["guest"]["machine_facts"]["cmdline"]
+assert "BOOT_IMAGE=/boot/kbench-" in cl and "root=/dev/vda" in cl, cl
+print("reboot-once, a nightly on the lab: GRUB booted", rel, "(" + cl.split()[0] + "), boot to agent %.0f s" % it["boot_s"])
+print(os.path.join(n["runs"][0]["dir"], "results.json"))
+PY
+[ $? = 0 ] && ok "$(head -1 "$tmp/o")" || { bad "reboot-once nightly"; cat "$tmp/o"; }
+expect_exit 0 "$KB" validate "$(tail -1 "$tmp/o")"
+expect_exit 0 env KBENCH_HISTORY="$tmp/history.sqlite" "$KB" history nights
+expect_out "^lab1 .* mainline-stock"
+clean_lab "reboot-once nightly" kept
+echo "reboot-once nightly case: $(($(date +%s) - t1)) s"
 
 # Ctrl-C while a workload runs on the lab machine: kbench stops at once
 # (exit 1), the run is "interrupted" with what finished kept, the machine

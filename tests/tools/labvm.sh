@@ -3,13 +3,21 @@
 # kbench drives exactly as a remote bare-metal machine.
 #
 #   labvm.sh build            make (or find) the cached image; prints its dir
-#   labvm.sh start DIR PORT   boot it (TCG) with ssh on 127.0.0.1:PORT; DIR
+#   labvm.sh start DIR PORT   boot it (TCG) with ssh on 127.0.0.1:PORT and an
+#                             empty second disk (/dev/vdb); DIR
 #                             gets the console log (console.log), the monitor
 #                             socket (monitor.sock), the pid (qemu.pid), a
 #                             copy-on-write disk, known_hosts and the key
 #   labvm.sh wait DIR PORT S  wait up to S seconds for ssh to answer
 #   labvm.sh stop DIR         stop it
 #   labvm.sh reset SOCK       power-cycle: system_reset on the monitor socket
+#
+# It boots as a machine does: firmware (SeaBIOS), then GRUB from its disk
+# (grub.lnx, GRUB's core image behind lnxboot.img, is QEMU's -kernel: the
+# disk is one ext4 filesystem, no MBR to install GRUB into), which reads
+# /boot/grub/grub.cfg and grubenv there. grub.cfg does what Debian's
+# update-grub makes it do that kbench relies on: a one-time entry from
+# grub-reboot (next_entry) and /boot/grub/custom.cfg (41_custom).
 #
 # The image (mmdebstrap from KBENCH_MIRROR, Debian's mirror by default) is
 # cached by content under ~/.cache/kbench/labvm/HASH: the hash of the
@@ -18,10 +26,10 @@
 set -eu
 suite=bookworm
 mirror=${KBENCH_MIRROR:-http://deb.debian.org/debian}
-pkgs="openssh-server,kexec-tools,systemd-sysv,udev,kmod,initramfs-tools,linux-image-amd64,rt-tests,dbench,procps,iproute2,zstd"
+pkgs="openssh-server,kexec-tools,grub-pc-bin,grub2-common,systemd-sysv,udev,kmod,initramfs-tools,linux-image-amd64,rt-tests,dbench,procps,iproute2,zstd"
 cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}/labvm
 # the setup the image gets (part of the cache key)
-setup_version=3
+setup_version=4
 self=$(readlink -f "$0")
 
 die() { echo "labvm: $*" >&2; exit 2; }
@@ -45,6 +53,44 @@ customize() {
 	sed -i 's/^MODULES=.*/MODULES=dep/' "$r/etc/initramfs-tools/initramfs.conf"
 	echo 'PermitRootLogin prohibit-password' >"$r/etc/ssh/sshd_config.d/kbench-lab.conf"
 	chroot "$r" passwd -d root >/dev/null
+	# GRUB, as grub-install and update-grub would leave it
+	mkdir -p "$r/boot/grub"
+	cp -r "$r/usr/lib/grub/i386-pc" "$r/boot/grub/"
+	chroot "$r" grub-editenv /boot/grub/grubenv create
+	cat >"$r/boot/grub/grub.cfg" <<'EOF'
+# the lab machine's grub.cfg: what Debian's update-grub writes, in short
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+if [ -s $prefix/grubenv ]; then
+  set have_grubenv=true
+  load_env
+fi
+if [ "${next_entry}" ] ; then
+  set default="${next_entry}"
+  set next_entry=
+  save_env next_entry
+  set boot_once=true
+else
+  set default="0"
+fi
+set timeout=0
+menuentry 'Debian GNU/Linux' --id debian {
+  insmod part_msdos
+  insmod ext2
+  linux /vmlinuz root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet
+  initrd /initrd.img
+}
+### BEGIN /etc/grub.d/41_custom ###
+if [ -f  ${config_directory}/custom.cfg ]; then
+  source ${config_directory}/custom.cfg
+elif [ -z "${config_directory}" -a -f  $prefix/custom.cfg ]; then
+  source $prefix/custom.cfg
+fi
+### END /etc/grub.d/41_custom ###
+EOF
+	chroot "$r" grub-mkimage -O i386-pc -o /boot/grub/core.img -p '(hd0)/boot/grub' \
+		biosdisk ext2 linux normal configfile loadenv search test echo serial terminal
 }
 
 build() {
@@ -64,6 +110,7 @@ build() {
 	cp "$d/rootfs/etc/ssh/ssh_host_ed25519_key.pub" "$d/host_key.pub"
 	cp -L "$d/rootfs/vmlinuz" "$d/vmlinuz"
 	cp -L "$d/rootfs/initrd.img" "$d/initrd.img"
+	cat "$d/rootfs/usr/lib/grub/i386-pc/lnxboot.img" "$d/rootfs/boot/grub/core.img" >"$d/grub.lnx"
 	mkfs.ext4 -q -F -L kbench-lab -d "$d/rootfs" "$d/root.img.tmp" 3G
 	rm -rf "$d/rootfs"
 	mv "$d/root.img.tmp" "$d/root.img"
@@ -76,13 +123,15 @@ start() {
 	img=$(build)
 	mkdir -p "$dir"
 	qemu-img create -q -f qcow2 -b "$img/root.img" -F raw "$dir/disk.qcow2"
+	# an empty second disk (/dev/vdb), for a scratch device kbench formats
+	qemu-img create -q -f qcow2 "$dir/scratch.qcow2" 1G
 	cp "$img/id_ed25519" "$dir/id" && chmod 600 "$dir/id"
 	echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$img/host_key.pub")" >"$dir/known_hosts"
 	: >"$dir/console.log"
 	qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -display none -no-user-config \
-		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet" \
+		-kernel "$img/grub.lnx" \
 		-drive "file=$dir/disk.qcow2,if=virtio,format=qcow2" \
+		-drive "file=$dir/scratch.qcow2,if=virtio,format=qcow2" \
 		-nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" \
 		-serial "file:$dir/console.log" \
 		-monitor "unix:$dir/monitor.sock,server,nowait" \

@@ -481,6 +481,16 @@ static void test_results_backend(void **state)
 	json_object_object_del(host, "backend");
 	json_object_object_del(host, "backend_version");
 	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	/* host.target: a target's name */
+	json_object_object_add(host, "target", json_object_new_string("lab-1.rack2"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(host, "target", json_object_new_string("lab 1;rm"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "target"));
+	json_object_object_add(host, "target", json_object_new_string(""));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(host, "target", json_object_new_int(1));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
 	json_object_put(doc);
 	free(text);
 }

@@ -61,6 +61,16 @@ static void test_defaults(void **state)
 	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), 0);
 	assert_int_equal(t.initrd_cache, 0);
 	target_release(&t);
+	assert_int_equal(t.scratch_mkfs, TM_NO);
+	ini = "[target]\nhost = h\nknown_hosts = /k\nscratch = /dev/vdb\nscratch_mkfs = xfs\n"
+	      "boot = reboot-once\n";
+	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), 0);
+	assert_int_equal(t.scratch_mkfs, TM_XFS);
+	assert_int_equal(t.boot, TB_REBOOT_ONCE);
+	target_release(&t);
+	ini = "[target]\nhost = h\nknown_hosts = /k\nscratch_mkfs = btrfs\n";
+	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), -1);
+	target_release(&t);
 	ini = "[target]\nhost = h\nknown_hosts = /k\ninitrd_cache = 65\n";
 	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), -1);
 	target_release(&t);

@@ -85,6 +85,30 @@ static void test_modules(void **state)
 /* The machine's answer split at its marker lines (the script's output
  * shape); an empty config is empty, never a read before the marker; a
  * missing marker is refused. */
+/* boot = reboot-once's GRUB entry: every word of the command line its own
+ * quoted argument (one argument with spaces GRUB would hand on in double
+ * quotes, one kernel parameter: the first lab boot of it had no root= and
+ * no console), a quote inside a word kept; a control byte refused. */
+static void test_grub_entry(void **state)
+{
+	struct strbuf cfg = STRBUF_INIT;
+	(void)state;
+	assert_int_equal(ssh_grub_entry("6.12.117+deb13-amd64",
+					"root=/dev/vda rw  console=ttyS0 init=/bin/it's quiet", &cfg), 0);
+	assert_non_null(cfg.buf);
+	assert_int_equal(strncmp(cfg.buf, "# kbench one-time entry\n", 24), 0);
+	assert_non_null(strstr(cfg.buf, "menuentry 'kbench-once' --id kbench-once {\n"));
+	assert_non_null(strstr(cfg.buf, "\tsearch --no-floppy --file --set=root @DIR@/vmlinuz\n"));
+	assert_non_null(strstr(cfg.buf, "\tlinux @DIR@/vmlinuz 'root=/dev/vda' 'rw' 'console=ttyS0' "
+					"'init=/bin/it'\\''s' 'quiet'\n"));
+	assert_non_null(strstr(cfg.buf, "\tinitrd @DIR@/initrd.img\n}\n"));
+	assert_non_null(strstr(cfg.buf, "6.12.117+deb13-amd64"));
+	sb_release(&cfg);
+	assert_int_equal(ssh_grub_entry("6.12", "root=/dev/vda\n}\nmenuentry x {", &cfg), -1);
+	assert_int_equal((int)cfg.len, 0);
+	sb_release(&cfg);
+}
+
 static void test_split(void **state)
 {
 	struct strbuf c = STRBUF_INIT, m = STRBUF_INIT;
@@ -140,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_grub_entry),
 		cmocka_unit_test(test_variant_base_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -346,6 +346,35 @@ static void test_migrated_nights(void **state)
 	history_close(&h);
 }
 
+/* A run on a remote machine (host.target) has that machine's identity in
+ * the history: its name and its agent's CPU facts, not the driving host's
+ * (whose name may change); a run without one keeps the old identity. */
+static void test_host_id_target(void **state)
+{
+	static const struct synth_metric m[] = { { "hackbench", "hackbench", "time", "s", "lower", 2.0, 0.03 } };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts o = { .variant = "rt", .iterations = 2, .suite = "quick", .run_id = "r" };
+	json_object *doc = synth_doc(&o, m, 1, r), *host = json_object_object_get(doc, "host");
+	json_object *mach = json_object_new_object();
+	char plain[17], lab1[17], lab1b[17], lab2[17];
+	(void)state;
+	history_host_id(doc, plain);
+	json_object_object_add(mach, "cpu_model", json_object_new_string("Xeon Gold 6338"));
+	json_object_object_add(mach, "threads", json_object_new_int(128));
+	json_object_object_add(host, "machine", mach);
+	json_object_object_add(host, "target", json_object_new_string("lab1"));
+	history_host_id(doc, lab1);
+	assert_string_not_equal(plain, lab1);
+	json_object_object_add(host, "hostname", json_object_new_string("another-ci-runner"));
+	history_host_id(doc, lab1b);
+	assert_string_equal(lab1, lab1b);
+	json_object_object_add(host, "target", json_object_new_string("lab2"));
+	history_host_id(doc, lab2);
+	assert_string_not_equal(lab1, lab2);
+	json_object_put(doc);
+	gsl_rng_free(r);
+}
+
 /* Nights in one second: the series keeps their recorded order (the old
  * query ordered them by name, n10 before n9). */
 static void test_series_order(void **state)
@@ -398,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_noisy_night),
 		cmocka_unit_test(test_false_alarms),
 		cmocka_unit_test(test_migrate_v2),
+		cmocka_unit_test(test_host_id_target),
 		cmocka_unit_test(test_series_order),
 		cmocka_unit_test(test_migrated_nights),
 	};
