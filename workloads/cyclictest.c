@@ -123,6 +123,10 @@ static int cyclictest_prepare(const void *params, struct image_needs *needs)
 	strvec_push(&needs->programs, CYCLICTEST_PATH);
 	if (p->load == CT_LOAD_HACKBENCH)
 		strvec_push(&needs->programs, HACKBENCH_PATH);
+	if (p->load == CT_LOAD_KBUILD && needs->target) {
+		char tree[4096];
+		return kbuild_target_tree(needs, tree, sizeof(tree));
+	}
 	if (p->load == CT_LOAD_KBUILD) {
 		char src[4096], obj[4096];
 		return kbuild_disk("defconfig", KB_PREP_HOST, needs, src, sizeof(src), obj, sizeof(obj));
@@ -167,7 +171,24 @@ static int cyclictest_command(const void *params, struct guest_cmd *cmd)
 		 * of the host's toolchain, on the kbuild disk */
 		struct image_needs n = IMAGE_NEEDS_INIT;
 		char src[4096], obj[4096], goals[OPT_STR_MAX], *save = NULL;
-		if (kbuild_disk("defconfig", KB_PREP_HOST, &n, src, sizeof(src), obj, sizeof(obj)))
+		int r;
+		if (cmd->target) {
+			/* a remote machine: its toolchain, the tree kbench copied
+			 * there, prepared before the run into the scratch
+			 * directory (kbuild_target_tree) */
+			r = kbuild_target_tree(&n, src, sizeof(src));
+			snprintf(obj, sizeof(obj), "%s/kcompile-obj", cmd->scratch);
+			if (!r)
+				kbuild_target_pre(src, "defconfig", 0, p->threads, obj, &cmd->pre_argv);
+			cmd->pre_timeout_s = 1200;
+			cmd->needs_scratch = 1;
+		} else {
+			r = kbuild_disk("defconfig", KB_PREP_HOST, &n, src, sizeof(src), obj, sizeof(obj));
+			cmd->bg_in_root = 1;
+		}
+		strvec_clear(&n.programs);
+		strvec_clear(&n.files);
+		if (r)
 			return -1;
 		/* a fixed script; the cache paths and the goals (checked by
 		 * kbuild_targets_check) are its arguments, never spliced into
@@ -186,7 +207,6 @@ static int cyclictest_command(const void *params, struct guest_cmd *cmd)
 		for (char *t = strtok_r(goals, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
 			strvec_push(&cmd->bg_argv, t);
 		kbuild_env(&cmd->env);
-		cmd->bg_in_root = 1;
 	}
 	cmd->timeout_s = p->duration + 60;
 	return 0;

@@ -348,10 +348,84 @@ int kbuild_disk(const char *config, enum kbuild_prepare prep, struct image_needs
 	return disk_locked(config, prep, 1, needs, src, srclen, obj, objlen, NULL);
 }
 
+/*
+ * On a remote machine (an ssh target: image_needs.target, guest_cmd.target)
+ * kbuild compiles with the machine's own toolchain, the way mmtests'
+ * kernbench and rteval's kcompile do on the machine under test: its
+ * compiler is the one the machine's users have, and a target of another
+ * distribution or architecture gets objects its tools can run. What the
+ * machine needs from the host is the source tree only: its backend copies
+ * it once per machine (KB_TARGET_KBUILD_DIR/KEY/linux, KEY from the
+ * tree's identity) and keeps it there. Configuring and `make prepare` run
+ * there too, untimed, once per tree, config and toolchain (their key is
+ * the compiler's, the linker's and make's versions: an upgraded compiler
+ * prepares anew), kept beside the tree; every iteration copies that
+ * prepared object directory (cp -a keeps the times: make rebuilds nothing
+ * of it) into the iteration's fresh scratch directory and builds there.
+ */
+int kbuild_target_tree(struct image_needs *needs, char *tree, size_t len)
+{
+	char ident[600], cc[256], h[65];
+	struct strbuf key = STRBUF_INIT;
+	if (kernel_source(KBUILD_TREE_PKG, KBUILD_RELEASE, needs->tree, sizeof(needs->tree), ident,
+			  sizeof(ident), cc, sizeof(cc)))
+		return -1;
+	sb_addf(&key, "kbench target tree 1\nsource %s\n", ident);
+	sha256_hex(key.buf, key.len, h);
+	sb_release(&key);
+	snprintf(needs->tree_key, sizeof(needs->tree_key), "%.24s", h);
+	snprintf(tree, len, "%s/%s/linux", KB_TARGET_KBUILD_DIR, needs->tree_key);
+	return 0;
+}
+
+/* The machine's untimed step: the tree there ($1, complete), configured
+ * with goal $2 and prepared (-j$3) once per toolchain beside it, copied
+ * to $4 (new); with $5 = timed, $4 is made empty and nothing prepared.
+ * A constant script: the values are its arguments, never spliced in. */
+static const char target_pre_script[] =
+	"t=$1 c=$2 j=$3 o=$4\n"
+	"[ -f \"${t%/linux}/tree-complete\" ] || { echo \"kbuild: no complete kernel tree at $t on the machine\"; exit 3; }\n"
+	"rm -rf \"$o\" || exit 3\n"
+	"[ \"$5\" = timed ] && { mkdir -p \"$o\"; exit; }\n"
+	"k=$( { echo \"$c\"; gcc --version | head -n 1; ld --version | head -n 1; make --version | head -n 1; } | sha256sum | cut -c1-16)\n"
+	"p=${t%/linux}/obj-$c-$k\n"
+	"if [ ! -f \"$p.prepared\" ]; then\n"
+	"  rm -rf \"$p\" && mkdir -p \"$p\" || exit 3\n"
+	"  echo \"kbuild: configuring ($c) and make prepare on the machine, once for its toolchain: $p\"\n"
+	"  make -C \"$t\" O=\"$p\" -j\"$j\" \"$c\" prepare >\"$p.log\" 2>&1 ||\n"
+	"    { grep -m 5 -E ' error:|Error|not found' \"$p.log\" >&2; tail -n 5 \"$p.log\" >&2; echo \"kbuild: configuring ($c) or make prepare failed on the machine (log $p.log)\" >&2; exit 1; }\n"
+	"  touch \"$p.prepared\"\n"
+	"else echo \"kbuild: $c prepared on the machine before (reused): $p\"; fi\n"
+	"cp -a \"$p\" \"$o\"\n";
+
+void kbuild_target_pre(const char *tree, const char *config, int timed, int jobs, const char *obj,
+		       struct strvec *pre)
+{
+	strvec_push(pre, "/bin/sh");
+	strvec_push(pre, "-c");
+	strvec_push(pre, target_pre_script);
+	strvec_push(pre, "kbuild-prepare");
+	strvec_push(pre, tree);
+	strvec_push(pre, config);
+	strvec_pushf(pre, "%d", jobs);
+	strvec_push(pre, obj);
+	strvec_push(pre, timed ? "timed" : "");
+}
+
 static int kbuild_prepare(const void *params, struct image_needs *needs)
 {
 	const struct kbuild_params *p = params;
 	char src[KB_PATH_MAX], obj[KB_PATH_MAX];
+	if (needs->target) {
+		if (!is_named_config(p->config))
+			return error("kbuild: config = %s: a remote machine builds defconfig, tinyconfig "
+				     "or allnoconfig (a config file of this host is not copied there)",
+				     p->config);
+		if (!p->clean)
+			return error("kbuild: clean = no cannot be kept on a remote machine: the scratch "
+				     "directory is made fresh for every iteration (use clean = yes)");
+		return kbuild_target_tree(needs, src, sizeof(src));
+	}
 	if (kbuild_disk(p->config, (enum kbuild_prepare)p->prepare, needs, src, sizeof(src), obj,
 			sizeof(obj)))
 		return -1;
@@ -472,11 +546,38 @@ static int native_command(const struct kbuild_params *p, struct guest_cmd *cmd)
 	return 0;
 }
 
+/* On a remote machine (see kbuild_target_tree): the machine's toolchain,
+ * no chroot; prepare = host or guest both mean before the timer there. */
+static int target_command(const struct kbuild_params *p, struct guest_cmd *cmd)
+{
+	struct image_needs n = IMAGE_NEEDS_INIT;
+	char tree[KB_PATH_MAX], build[KB_PATH_MAX];
+	int r = kbuild_target_tree(&n, tree, sizeof(tree));
+	strvec_clear(&n.programs);
+	strvec_clear(&n.files);
+	if (r)
+		return -1;
+	snprintf(build, sizeof(build), "%s/kbuild-obj", cmd->scratch);
+	kbuild_target_pre(tree, config_goal(p->config), p->prepare == KB_PREP_TIMED, p->jobs, build,
+			  &cmd->pre_argv);
+	/* once per toolchain, natively: EST_PREPARE_S, generously */
+	cmd->pre_timeout_s = 600 + EST_PREPARE_S * 8;
+	kbuild_make_argv(p, tree, build, &cmd->argv);
+	kbuild_env(&cmd->env);
+	cmd->needs_scratch = 1;
+	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", cmd->scratch);
+	cmd->report_times = 1;
+	cmd->timeout_s = (int)make_deadline_s(p);
+	return 0;
+}
+
 static int kbuild_command(const void *params, struct guest_cmd *cmd)
 {
 	const struct kbuild_params *p = params;
 	char src[KB_PATH_MAX], obj[KB_PATH_MAX];
 
+	if (cmd->target)
+		return target_command(p, cmd);
 	if (cmd->native)
 		return native_command(p, cmd);
 	if (disk_paths(p, 1, src, sizeof(src), obj, sizeof(obj)))
@@ -667,6 +768,11 @@ static const struct host_tool kbuild_tools[] = {
 	{ "qemu-img", "qemu-utils", NULL },
 	{ "make", "make", NULL },
 	{ "gcc", "gcc", NULL },
+	{ "flex", "flex", NULL },
+	{ "bison", "bison", NULL },
+	{ "bc", "bc", NULL },
+	{ "/usr/include/gelf.h", "libelf-dev", "libelf headers (objtool)" },
+	{ "/usr/include/openssl/evp.h", "libssl-dev", "OpenSSL headers (certs, sign-file)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -25,6 +25,12 @@ int kbuild_disk(const char *config, enum kbuild_prepare prep, struct image_needs
 		char *src, size_t srclen, char *obj, size_t objlen);
 /* make's whole environment in the guest and in the native comparison. */
 void kbuild_env(struct strvec *env);
+/* On a remote machine: its path of the tree (the host's, and the key of
+ * the copy, into NEEDS->tree and ->tree_key), and the untimed step that
+ * prepares it there (once per toolchain) into OBJ (TIMED: OBJ empty). */
+int kbuild_target_tree(struct image_needs *needs, char *tree, size_t len);
+void kbuild_target_pre(const char *tree, const char *config, int timed, int jobs, const char *obj,
+		       struct strvec *pre);
 /* The timed make command of kbuild PARAMS for a tree at SRC, objects at OBJ. */
 int kbuild_make_argv(const void *params, const char *src, const char *obj, struct strvec *argv);
 /* Run kbuild PARAMS natively ITERATIONS times in the disk's prepared tree;

@@ -89,7 +89,8 @@ int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);
  * each. KB_EXIT_OK, KB_EXIT_FAILED, or KB_EXIT_USAGE (a bad target file).
  * (ssh.c) */
 struct host_tool;
-int ssh_doctor(const char *name, const struct host_tool *const *tools);
+int ssh_doctor(const char *name, const struct host_tool *const *tools,
+	       const struct host_tool *const *build);
 /* Target NAME's running kernel: its release, its config (/proc/config.gz
  * or /boot/config-RELEASE) and /proc/modules, as the machine sent them
  * (untrusted: check them, kconfig_text_check). 0, or -1 with an error. */

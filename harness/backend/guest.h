@@ -36,6 +36,10 @@ struct boot_params {
 				  * or NULL (BK_CAP_BUILD_DISK) */
 	int build_disk_keep;     /* keep that layer across boots */
 	int hostroot;            /* share the host's toolchain (BK_CAP_HOSTROOT) */
+	const char *build_tree;  /* kbuild on a remote machine: the source tree
+				  * it gets (once: BK_CAP_TARGET), or NULL */
+	const char *build_tree_key; /* ... and its directory's name there, under
+				     * KB_TARGET_KBUILD_DIR */
 	const char *release;     /* the kernel's release (uname -r) */
 	const char *kconfig;     /* its .config ("" = none) */
 	const char *moddir;      /* its modules directory ("" = none); a

@@ -329,8 +329,9 @@ static int ssh_check_tools(const struct boot_params *p)
 #define CACHE_DIR "/var/tmp/kbench-cache"
 
 /* Lock the machine and make this iteration's directory there; whether
- * the variant's modules are there, and whether the cache entry $3 (the
- * key with kbench's modules) holds their tar. */
+ * the variant's modules are there, whether the cache entry $3 (the key
+ * with kbench's modules) holds their tar, and whether kbuild's tree $4
+ * is there in full. */
 static const char lock_script[] =
 	"mkdir " LOCK_DIR " 2>/dev/null || { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null)\"; exit 3; }\n"
 	"echo \"$1\" >" LOCK_DIR "/run\n"
@@ -339,7 +340,20 @@ static const char lock_script[] =
 	"echo \"$d\"\n"
 	"[ -e \"/lib/modules/$2\" ] && echo present || echo absent\n"
 	"[ -f " CACHE_DIR "/$3/modules.tar ] && echo modules-cached\n"
+	"[ -n \"$4\" ] && [ -f " KB_TARGET_KBUILD_DIR "/$4/tree-complete ] && echo tree-cached\n"
 	"exit 0\n";
+
+/* kbuild's source tree from stdin (a tar) into KB_TARGET_KBUILD_DIR/$1/
+ * linux, marked complete when it is; the trees of other keys go (one
+ * kept: a tree is 1.7 GB). */
+static const char tree_script[] =
+	"k=$1 b=" KB_TARGET_KBUILD_DIR "\n"
+	"case $k in '' | *[!0-9a-f]*) exit 3 ;; esac\n"
+	"mkdir -p \"$b\" || exit 3\n"
+	"for x in \"$b\"/*; do [ ! -e \"$x\" ] || [ \"$x\" = \"$b/$k\" ] || rm -rf \"$x\"; done\n"
+	"rm -rf \"$b/$k\" && mkdir -p \"$b/$k/linux\" || exit 3\n"
+	"if tar -xf - -C \"$b/$k/linux\"; then touch \"$b/$k/tree-complete\"; echo \"$b/$k/linux\"\n"
+	"else rm -rf \"$b/$k\"; echo \"cannot unpack the kernel tree into $b/$k: is /var/tmp full? ($(df -Pm /var/tmp | awk 'NR == 2 { print $4 }') MiB free)\"; exit 3; fi\n";
 
 /* The modules (when kbench put them there), the initrd, the scratch
  * directory. $1 dir, $2 release, $3 scratch or "", $4 the content key,
@@ -400,7 +414,7 @@ static const char remove_script[] =
 	"[ -n \"$r\" ] && [ -f \"$d/modules-created\" ] && [ \"$(cat \"$d/modules-created\")\" = \"$r\" ] && rm -rf \"/lib/modules/$r\"\n"
 	"[ -n \"$r\" ] && [ -f \"$d/config-created\" ] && [ \"$(cat \"$d/config-created\")\" = \"$r\" ] && rm -f \"/boot/config-$r\"\n"
 	"rm -rf \"$d\"\n"
-	"[ \"$n\" != 0 ] || rm -rf " CACHE_DIR "\n"
+	"[ \"$n\" != 0 ] || rm -rf " CACHE_DIR " " KB_TARGET_KBUILD_DIR "\n"
 	"if [ \"$s\" = " TARGET_SCRATCH_MNT " ]; then\n"
 	"  ! mountpoint -q \"$s\" || umount \"$s\"\n"
 	"  rm -rf \"$s/kbench-scratch\"; rmdir \"$s\" 2>/dev/null\n"
@@ -514,12 +528,45 @@ out:
 	return r;
 }
 
+/* kbuild's source tree onto the machine (once: it keeps it), through a
+ * tar of it in the workdir. */
+static int ship_tree(const struct boot_params *p, char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	char tar[KB_PATH_MAX];
+	const char *pack[] = { "tar", "--exclude=.git", "-C", p->build_tree, "-cf", tar, ".", NULL };
+	const char *args[] = { p->build_tree_key, NULL };
+	struct stat st;
+	double t0 = now_mono();
+	int r = -1;
+	snprintf(tar, sizeof(tar), "%s/tree.tar", p->workdir);
+	if (run_capture(pack, 1800, NULL) || stat(tar, &st)) {
+		snprintf(err, errlen, "cannot pack the kernel tree %s for kbuild (into %s)",
+			 p->build_tree, tar);
+		goto out;
+	}
+	info("kbench: %s: copying the kernel tree for kbuild (%lld MiB, once: the machine keeps it "
+	     "in " KB_TARGET_KBUILD_DIR ")", machine(), (long long)(st.st_size >> 20));
+	if (remote_sh(tree_script, args, tar, 3600, &out)) {
+		snprintf(err, errlen, "%s: cannot copy the kernel tree for kbuild: %.300s", machine(),
+			 out.buf && *out.buf ? out.buf : "ssh failed");
+		goto out;
+	}
+	info("kbench: %s: kernel tree at %.200s after %.0f s", machine(), out.buf, now_mono() - t0);
+	r = 0;
+out:
+	unlink(tar);
+	sb_release(&out);
+	return r;
+}
+
 /* Lock, directory, agent, kernel, modules, initrd. */
 static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 {
 	struct strbuf out = STRBUF_INIT;
 	char owner[300], key[65];
-	const char *largs[] = { owner, p->release ? p->release : "", key, NULL };
+	const char *largs[] = { owner, p->release ? p->release : "", key,
+				p->build_tree_key ? p->build_tree_key : "", NULL };
 	char to[256], tar[KB_PATH_MAX] = "";
 	int absent, cached, r = -1;
 	double t0 = now_mono();
@@ -569,6 +616,8 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 		goto out;
 	snprintf(to, sizeof(to), "%s/modules.tar", S.dir);
 	if (absent && !cached && upload(tar, to, err, errlen))
+		goto out;
+	if (p->build_tree && !strstr(out.buf, "\ntree-cached") && ship_tree(p, err, errlen))
 		goto out;
 	info("kbench: %s: kernel%s copied in %.0f s%s", machine(),
 	     absent && !cached ? " and modules" : "", now_mono() - t0,
@@ -970,8 +1019,9 @@ static void ssh_cleanup(const struct boot_params *p)
 }
 
 /* kbench doctor --target: one "ok ..." or "FAIL ...: what to do" line a
- * check. $1 the scratch or "", $2 "NAME:PACKAGE ..." (the tools), $3 the
- * boot method. */
+ * check ("note ..." for kbuild's toolchain). $1 the scratch or "", $2
+ * "NAME:PACKAGE ..." (the tools), $3 the boot method, $4 scratch_mkfs's
+ * filesystem or "", $5 kbuild's tools as $2. */
 static const char doctor_script[] =
 	"ok() { echo \"ok   $*\"; }\n"
 	"bad() { echo \"FAIL $*\"; }\n"
@@ -1007,8 +1057,17 @@ static const char doctor_script[] =
 	"  case $n in /*) [ -e \"$n\" ] ;; *) command -v \"$n\" >/dev/null ;; esac &&\n"
 	"    ok \"workload tool: $n\" || bad \"workload tool: $n not found: install $p on the machine\"\n"
 	"done\n"
+	"m=\n"
+	"for t in $5; do\n"
+	"  n=${t%:*} p=${t##*:}\n"
+	"  case $n in /*) [ -e \"$n\" ] ;; *) command -v \"$n\" >/dev/null ;; esac || m=\"$m $p\"\n"
+	"done\n"
+	"if [ -z \"$m\" ]; then ok \"kbuild toolchain: $(gcc --version | head -n 1)\"\n"
+	"else echo \"note kbuild toolchain: missing; to run kbuild (or cyclictest's load = kbuild) there, install:$m\"; fi\n"
 	"if [ -d " CACHE_DIR " ]; then ok \"initrd cache: $(ls " CACHE_DIR " | wc -l) initrd(s), $(du -sm " CACHE_DIR " | cut -f1) MiB in " CACHE_DIR "\"\n"
 	"else ok 'initrd cache: empty'; fi\n"
+	"if [ -d " KB_TARGET_KBUILD_DIR " ]; then ok \"kbuild tree: $(ls -d " KB_TARGET_KBUILD_DIR "/*/tree-complete 2>/dev/null | wc -l) tree(s), $(du -sm " KB_TARGET_KBUILD_DIR " | cut -f1) MiB in " KB_TARGET_KBUILD_DIR "\"\n"
+	"else ok 'kbuild tree: none copied yet (kbuild copies one, about 1.7 GB, to " KB_TARGET_KBUILD_DIR ")'; fi\n"
 	"if [ -d " LOCK_DIR " ]; then bad \"lock: in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"\n"
 	"else ok 'lock: no kbench run on the machine'; fi\n";
 
@@ -1027,10 +1086,11 @@ static const char *ssh_advice(const char *out)
 	return "is the machine up, and sshd listening on that port?";
 }
 
-int ssh_doctor(const char *name, const struct host_tool *const *tools)
+int ssh_doctor(const char *name, const struct host_tool *const *tools,
+	       const struct host_tool *const *build)
 {
-	struct strbuf out = STRBUF_INIT, tl = STRBUF_INIT;
-	const char *args[] = { NULL, NULL, NULL, NULL, NULL };
+	struct strbuf out = STRBUF_INIT, tl = STRBUF_INIT, bl = STRBUF_INIT;
+	const char *args[] = { NULL, NULL, NULL, NULL, NULL, NULL };
 	const char *argv[] = { "true", NULL };
 	int r, bad = 0;
 	target_release(&S.t);
@@ -1059,6 +1119,9 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools)
 	args[1] = tl.buf ? tl.buf : "";
 	args[2] = boot_name();
 	args[3] = mkfs_name();
+	for (size_t i = 0; build && build[i]; i++)
+		sb_addf(&bl, "%s%s:%s", i ? " " : "", build[i]->name, build[i]->package);
+	args[4] = bl.buf ? bl.buf : "";
 	sb_reset(&out);
 	r = remote_sh(doctor_script, args, NULL, S.t.ssh_timeout_s * 4.0, &out);
 	/* the machine's output: printable bytes only */
@@ -1073,6 +1136,7 @@ int ssh_doctor(const char *name, const struct host_tool *const *tools)
 			     "this machine is ready for kbench");
 	sb_release(&out);
 	sb_release(&tl);
+	sb_release(&bl);
 	target_release(&S.t);
 	return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
 }

@@ -491,13 +491,14 @@ static int doctor_kernel(const char *name)
 }
 
 /* kbench doctor --target NAME: the machine, checked over ssh, with the
- * tools of the workloads it can run (kbuild needs this host's toolchain
- * share, which no remote machine has). */
+ * tools of the workloads; kbuild's toolchain (the machine's own: its
+ * qemu-img is this host's, for QEMU's tree disk) only as notes, since a
+ * machine that never builds needs none. */
 static int doctor_target(const char *name)
 {
 	const struct workload_ops *const *all = workload_all();
-	const struct workload_ops **ws;
-	const struct host_tool **tools;
+	const struct workload_ops **ws, *kb[] = { workload_find("kbuild"), NULL };
+	const struct host_tool **tools, **build;
 	size_t n = 0;
 	int r;
 	while (all[n])
@@ -505,11 +506,17 @@ static int doctor_target(const char *name)
 	ws = xcalloc(n + 1, sizeof(*ws));
 	n = 0;
 	for (size_t i = 0; all[i]; i++)
-		if (strcmp(all[i]->name, "kbuild"))
+		if (all[i] != kb[0])
 			ws[n++] = all[i];
 	tools = workload_tools(ws);
-	r = ssh_doctor(name, tools);
+	build = workload_tools(kb);
+	for (size_t i = 0, j = 0;; i++)
+		if (!build[i] || strcmp(build[i]->name, "qemu-img"))
+			if (!(build[j++] = build[i]))
+				break;
+	r = ssh_doctor(name, tools, build);
 	free(tools);
+	free(build);
 	free(ws);
 	return r;
 }

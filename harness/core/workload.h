@@ -27,8 +27,21 @@ struct image_needs {
 	char disk[4096];
 	char disk_mount[4096];
 	int disk_keep;          /* keep the disk's changes across iterations */
+	/* set before prepare() is called: the workloads run on a remote
+	 * machine (an ssh target) with its own userspace and toolchain, so
+	 * nothing goes into an image; kbuild names the source tree the
+	 * backend copies there (TREE, once per machine: KB_TARGET_KBUILD_DIR/
+	 * TREE_KEY/linux) */
+	int target;
+	char tree[4096];
+	char tree_key[32];
 };
-#define IMAGE_NEEDS_INIT { STRVEC_INIT, STRVEC_INIT, 0, "", "", 0 }
+#define IMAGE_NEEDS_INIT { STRVEC_INIT, STRVEC_INIT, 0, "", "", 0, 0, "", "" }
+
+/* Where a remote machine keeps the kernel trees kbuild builds there (one
+ * directory per tree key: linux/, the tree; obj-*, its prepared object
+ * directories; each complete when its mark file is there). */
+#define KB_TARGET_KBUILD_DIR "/var/tmp/kbench-kbuild"
 
 /* Where the guest mounts its scratch disk. */
 #define KB_SCRATCH_MOUNT "/scratch"
@@ -61,6 +74,10 @@ struct guest_cmd {
 	 * local backend), so kbench's cache is at its own paths and the
 	 * host's toolchain needs no share (kbuild builds in SCRATCH) */
 	int native;
+	/* set before command() is called: the agent runs on a remote machine
+	 * (an ssh target) with its own toolchain; kbuild builds the tree the
+	 * backend copied there (image_needs.tree) in SCRATCH */
+	int target;
 };
 
 void guest_cmd_init(struct guest_cmd *c);

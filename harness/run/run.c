@@ -204,7 +204,7 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 		   double tscale, json_object *wj, int *ret)
 {
 	json_object *req = json_object_new_object(), *resp = NULL, *v;
-	double timeout = cmd->pre_timeout_s * tscale;
+	double timeout = cmd->pre_timeout_s * tscale, t0 = now_mono();
 	char msg[2200];
 	int status, bad = 1;
 
@@ -231,6 +231,23 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 	}
 	status = json_object_object_get_ex(resp, "status", &v) ? json_object_get_int(v) : -1;
 	if (status == 0) {
+		/* its last line of output says what it did (guest output:
+		 * printable bytes only, cut short) */
+		const char *o = json_object_object_get_ex(resp, "stdout", &v) ?
+					json_object_get_string(v) : "";
+		size_t n = strlen(o ? o : "");
+		while (n && o[n - 1] == '\n')
+			n--;
+		const char *last = o ? o + n : "";
+		while (last > o && last[-1] != '\n')
+			last--;
+		n = (size_t)(o + n - last) > 200 ? 200 : (size_t)(o + n - last);
+		snprintf(msg, sizeof(msg), "%.*s", (int)n, last);
+		for (char *c = msg; *c; c++)
+			if (!isprint((unsigned char)*c))
+				*c = '?';
+		info("kbench:   %s: untimed step done in %.0f s%s%s", e->label, now_mono() - t0,
+		     *msg ? ": " : "", msg);
 		bad = 0;
 		goto out;
 	}
@@ -485,7 +502,7 @@ static int run_repeats(const struct wl_run *w, json_object *wj)
  * `repeat` times; fills WJ. Returns 0 if the guest is still usable
  * afterwards, -1 if it is gone or hung. */
 static int run_workload(struct guest *g, const struct suite_entry *e, double tscale,
-			const char *scratch, int native, const char *rawdir, const char *relraw,
+			const char *scratch, unsigned caps, const char *rawdir, const char *relraw,
 			json_object *wj)
 {
 	struct wl_run w = { .g = g, .e = e, .rawdir = rawdir, .relraw = relraw };
@@ -499,7 +516,8 @@ static int run_workload(struct guest *g, const struct suite_entry *e, double tsc
 	json_object_object_add(wj, "workload", json_object_new_string(e->ops->name));
 	if (scratch)
 		snprintf(cmd.scratch, sizeof(cmd.scratch), "%s", scratch);
-	cmd.native = native;
+	cmd.native = !!(caps & BK_CAP_NATIVE);
+	cmd.target = !!(caps & BK_CAP_TARGET);
 	if (e->ops->command(e->params, &cmd)) {
 		wj_fail(wj, "failed", "cannot build the command");
 		goto out;
@@ -651,7 +669,7 @@ static enum iter_outcome iteration_workloads(struct iter *it, struct guest *g, d
 		int r;
 		json_object_array_add(wl, wj);
 		r = run_workload(g, e, it->tscale, it->bp->scratch_dir ? scratch : NULL,
-				 !!(it->bk->caps & BK_CAP_NATIVE), it->rawdir, it->relraw, wj);
+				 it->bk->caps, it->rawdir, it->relraw, wj);
 		st = json_object_object_get(wj, "status");
 		if (!st || strcmp(json_object_get_string(st), "ok")) {
 			out = IT_WORKLOAD_FAILED;
@@ -1165,10 +1183,11 @@ static int bench_boot_params(struct bench *b)
 		struct guest_cmd c;
 		guest_cmd_init(&c);
 		c.native = !!(b->bk->caps & BK_CAP_NATIVE);
+		c.target = !!(b->bk->caps & BK_CAP_TARGET);
 		if (b->s.w[i].ops->command(b->s.w[i].params, &c) == 0) {
 			scratch |= c.needs_scratch;
 			in_root |= c.in_root || c.bg_in_root;
-		} else if (c.native) { /* on this host the command is all there is to check */
+		} else if (c.native || c.target) { /* no image: the command is all there is to check */
 			guest_cmd_release(&c);
 			return error("suite '%s': [%s] cannot run on backend '%s' (above)", b->s.name,
 				     b->s.w[i].label, b->bk->name);
@@ -1182,7 +1201,7 @@ static int bench_boot_params(struct bench *b)
 			     b->s.name, b->bk->name);
 	if (scratch && (b->bk->caps & BK_CAP_TARGET)) {
 		if (!b->target_scratch[0])
-			return error("suite '%s' has a workload that needs scratch space (dbench): give "
+			return error("suite '%s' has a workload that needs scratch space (dbench, kbuild): give "
 				     "target '%s' a scratch directory (scratch = DIR in its file)",
 				     b->s.name, b->o->target);
 		bp->scratch_dir = b->target_scratch;
@@ -1199,6 +1218,10 @@ static int bench_boot_params(struct bench *b)
 	}
 	if (b->needs.disk[0])
 		bp->build_disk = b->needs.disk;
+	if (b->needs.tree[0]) {
+		bp->build_tree = b->needs.tree;
+		bp->build_tree_key = b->needs.tree_key;
+	}
 	bp->build_disk_keep = b->needs.disk_keep;
 	bp->hostroot = b->needs.hostroot;
 	bp->cmdline = b->cmdline;
@@ -1273,6 +1296,7 @@ static int bench_prepare(struct bench *b)
 				     b->k.image_sha256);
 	}
 	/* after the kernel: a kbuild disk's tree comes from the same source cache */
+	b->needs.target = (b->bk->caps & BK_CAP_TARGET) != 0;
 	for (size_t i = 0; !local && i < b->s.n; i++)
 		if (b->s.w[i].ops->prepare(b->s.w[i].params, &b->needs))
 			return -1;

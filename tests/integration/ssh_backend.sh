@@ -21,14 +21,17 @@
 #    lab's facts in host.machine (compare refuses it beside a captured
 #    QEMU run on this host; the report names the lab), with the initrd
 #    the first made and its modules' tar (the machine's cache: copied
-#    and made once, reused);
+#    and made once, reused); its kbuild compiles with the lab's gcc on
+#    the 6.12 tree kbench copied there (before the panicking variant's
+#    kexec), tinyconfig prepared there before the timer;
 #    after it the machine is on its default kernel, nothing left but the
 #    cache;
 #  - boot = reboot-once (the lab boots through GRUB from its disk): a
 #    custom.cfg that is not kbench's refused; then a nightly on the lab
 #    (kbench nightly --target) whose variant GRUB boots once by its
 #    one-time entry, its dbench on the lab's second disk formatted by
-#    kbench (scratch = /dev/vdb, scratch_mkfs = ext4): results valid, the
+#    kbench (scratch = /dev/vdb, scratch_mkfs = ext4) and so its kbuild,
+#    which reuses the tree and the prepared tinyconfig: results valid, the
 #    night in the history under the lab's name, and the machine back on
 #    its default entry with kbench's /boot directory, custom.cfg,
 #    next_entry and scratch mount point gone;
@@ -99,16 +102,20 @@ duration = 5
 duration = 5
 interval = 1000
 EOF
+# the smoke with kbuild on the machine (its toolchain, the tree kbench
+# copies there once, tinyconfig prepared there once), for the campaign
+# and the nightly
+{ cat "$tmp/suite.ini"; printf '\n[kbuild]\nconfig = tinyconfig\ntarget = kernel/locking/\n'; } >"$tmp/suitekb.ini"
 # nothing of kbench's on the lab machine (with "kept": but its initrd
-# cache, one initrd), and its default kernel runs
+# cache, one initrd, and kbuild's tree), and its default kernel runs
 clean_lab() {
 	left=$(on_lab 'ls -d /var/tmp/kbench* /lib/modules/6.12* /boot/config-6.12* /srv/kbench-scratch/* /boot/kbench* /boot/grub/custom.cfg* 2>/dev/null; grub-editenv - list | grep "^next_entry=."')
 	cached=$(on_lab 'ls /var/tmp/kbench-cache/*/initrd.img 2>/dev/null | wc -l')
 	want=0
-	[ "${2:-}" = kept ] && { left=$(echo "$left" | grep -vx /var/tmp/kbench-cache); want=1; }
+	[ "${2:-}" = kept ] && { left=$(echo "$left" | grep -vx -e /var/tmp/kbench-cache -e /var/tmp/kbench-kbuild); want=1; }
 	now=$(on_lab uname -r)
 	if [ -z "$left" ] && [ "$now" = "$default" ] && [ "$cached" = "$want" ]; then
-		ok "$1: lab machine on $now, nothing of kbench's left${2:+ but its initrd cache}"
+		ok "$1: lab machine on $now, nothing of kbench's left${2:+ but its initrd cache and kbuild tree}"
 	else
 		bad "$1: lab machine on $now (default $default); left: $left; cached initrds: $cached"
 	fi
@@ -146,6 +153,8 @@ expect_exit 0 "$KB" doctor --target "$tmp/lab.ini"
 expect_out "^ok   kexec support: the running kernel $default can load kernels"
 expect_out "^ok   scratch: /srv/kbench-scratch"
 expect_out "^ok   workload tool: cyclictest"
+expect_out "^ok   kbuild toolchain: gcc"
+expect_out "^ok   kbuild tree: none copied yet"
 expect_out "this machine is ready for kbench"
 expect_exit 1 "$KB" doctor --target "$tmp/root.ini"
 expect_out "^FAIL scratch / is the mounted root filesystem /"
@@ -204,13 +213,16 @@ printf 'echo cycled >>"%s"\nexec sh "%s" reset "%s"\n' "$tmp/cycled" "$lab" "$vm
 target "$tmp/camp.ini" "power_cycle=sh $tmp/cycle.sh"
 t1=$(date +%s)
 expect_exit 1 "$KB" campaign --kernels "mainline-stock $tmp/panicky.ini" --baseline mainline-stock \
-	--suite "$tmp/suite.ini" --iterations 1 --seed 1 --id lab --reports "$tmp/r" --boot-retries 0 \
+	--suite "$tmp/suitekb.ini" --iterations 1 --seed 1 --id lab --reports "$tmp/r" --boot-retries 0 \
 	--target "$tmp/camp.ini"
 expect_out "panicked after the kexec (.Kernel panic - not syncing. on its console"
 expect_out "power-cycled with 'sh'"
 expect_out "initrd made there"
 expect_out "initrd reused from the machine's cache"
 expect_out "copied in [0-9]* s (its modules from the machine's cache)"
+expect_out "copying the kernel tree for kbuild ([0-9]* MiB, once"
+expect_out "kernel tree at /var/tmp/kbench-kbuild/[0-9a-f]*/linux after [0-9]* s"
+expect_out "kbuild: untimed step done in [0-9]* s: kbuild: configuring (tinyconfig) and make prepare on the machine"
 [ -s "$tmp/cycled" ] && ok "the power-cycle command ran" || bad "the power-cycle command did not run"
 camp="$tmp/r/compare/lab"
 python3 - "$camp" "$default" "$tmp/camp.ini" >"$tmp/o" 2>&1 <<'PY'
@@ -239,6 +251,8 @@ assert rel.startswith("6.12.") and rel != default, rel
 it = d["iterations"][0]
 assert it["status"] == "ok", it.get("error")
 assert it["workloads"] and all(w["status"] == "ok" for w in it["workloads"]), it["workloads"]
+kb = [w for w in it["workloads"] if w["workload"] == "kbuild"][0]
+assert kb["extra"]["compiled"] > 0 and "/var/tmp/kbench-kbuild/" in kb["command"], kb
 mf = it["guest"]["machine_facts"]
 for k in ("cpu_model", "threads", "mem_kb", "cmdline"):
     assert mf.get(k) not in (None, ""), k
@@ -251,7 +265,9 @@ html = open(camp + "/report.html").read()
 assert "machine <b>" in html and mf["cpu_model"] in html, "report.html does not show the lab"
 print("a panic, then kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs,",
       mf["mem_kb"], "kB; prepare_s (copies, modules, initrd): %.0f s making the initrd, "
-      "%.0f s reusing it; kexec to agent %.0f s" % (p["prepare_s"], it["prepare_s"], it["boot_s"]))
+      "%.0f s reusing it; kexec to agent %.0f s; kbuild on the lab %.1f s, %d compiled" %
+      (p["prepare_s"], it["prepare_s"], it["boot_s"], kb["metrics"]["elapsed"]["value"],
+       kb["extra"]["compiled"]))
 print(f)
 PY
 [ $? = 0 ] && ok "$(head -1 "$tmp/o")" || { bad "campaign results"; cat "$tmp/o"; }
@@ -260,6 +276,8 @@ expect_exit 0 "$KB" validate "$res"
 expect_exit 0 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --exit-status 0 "$res"
 echo "campaign (a panic, then the stock run) on the lab machine: $(($(date +%s) - t1)) s"
 clean_lab "campaign" kept
+[ "$(on_lab 'ls /var/tmp/kbench-kbuild/*/tree-complete | wc -l')" = 1 ] && ok "kbuild's tree kept on the lab" ||
+	bad "kbuild's tree on the lab: $(on_lab 'ls -R /var/tmp/kbench-kbuild | head')"
 # beside a QEMU run on this host (a captured one): another machine
 expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
 expect_out "machine: CPU model"
@@ -285,12 +303,14 @@ on_lab 'rm /boot/grub/custom.cfg'
 # It runs as a nightly on the target (kbench nightly --target): the night
 # is recorded in a history under the lab's identity (host.target), not
 # this host's, and judged (the first night: exit 0).
-printf '[nightly]\nsuite = %s\nrefresh = no\nvariants = mainline-stock\n' "$tmp/suite.ini" >"$tmp/nightly.ini"
+printf '[nightly]\nsuite = %s\nrefresh = no\nvariants = mainline-stock\n' "$tmp/suitekb.ini" >"$tmp/nightly.ini"
 t1=$(date +%s)
 expect_exit 0 "$KB" nightly --config "$tmp/nightly.ini" --target "$tmp/grub.ini" --iterations 1 \
 	--boot-retries 0 --reports "$tmp/r" --history "$tmp/history.sqlite" --night lab1
 expect_out "GRUB entry kbench-once: /boot/kbench-[A-Za-z0-9]*/vmlinuz; rebooting into it once"
 expect_out "scratch /dev/vdb: ext4 made and mounted at /var/tmp/kbench.scratch"
+expect_out "kbuild: tinyconfig prepared on the machine before (reused)"
+expect_out "kbuild: /usr/bin/make -C /var/tmp/kbench-kbuild/[0-9a-f]*/linux O=/var/tmp/kbench.scratch/kbench-scratch/kbuild-obj"
 [ "$(on_lab blkid -s LABEL -o value /dev/vdb)" = kbench-scratch ] && ok "the scratch device has kbench's ext4" ||
 	bad "the scratch device: $(on_lab blkid /dev/vdb)"
 python3 - "$tmp/r/nightly/lab1/nightly.json" "$default" >"$tmp/o" 2>&1 <<'PY'
@@ -303,7 +323,7 @@ d = json.load(open(os.path.join(n["runs"][0]["dir"], "results.json")))
 assert d["host"]["backend"] == "ssh" and d["host"]["target"] == "grub", d["host"]
 it = d["iterations"][0]
 assert it["status"] == "ok", it.get("error")
-assert [w["status"] for w in it["workloads"]] == ["ok"] * 3, it["workloads"]
+assert [w["status"] for w in it["workloads"]] == ["ok"] * 4, it["workloads"]
 assert "host_noise" not in it, "this host's noise sampled for a remote machine"
 rel = d["variant"]["kernel_release"]
 assert rel.startswith("6.12.") and rel != sys.argv[2], rel

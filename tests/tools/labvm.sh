@@ -12,6 +12,9 @@
 #   labvm.sh stop DIR         stop it
 #   labvm.sh reset SOCK       power-cycle: system_reset on the monitor socket
 #
+# It has a compiler (make, gcc, flex, bison, bc, libelf and libssl
+# headers): kbuild runs there on the tree kbench copies to it.
+#
 # It boots as a machine does: firmware (SeaBIOS), then GRUB from its disk
 # (grub.lnx, GRUB's core image behind lnxboot.img, is QEMU's -kernel: the
 # disk is one ext4 filesystem, no MBR to install GRUB into), which reads
@@ -26,10 +29,10 @@
 set -eu
 suite=bookworm
 mirror=${KBENCH_MIRROR:-http://deb.debian.org/debian}
-pkgs="openssh-server,kexec-tools,grub-pc-bin,grub2-common,systemd-sysv,udev,kmod,initramfs-tools,linux-image-amd64,rt-tests,dbench,procps,iproute2,zstd"
+pkgs="openssh-server,kexec-tools,grub-pc-bin,grub2-common,systemd-sysv,udev,kmod,initramfs-tools,linux-image-amd64,rt-tests,dbench,procps,iproute2,zstd,make,gcc,libc6-dev,flex,bison,bc,libelf-dev,libssl-dev"
 cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}/labvm
 # the setup the image gets (part of the cache key)
-setup_version=4
+setup_version=5
 self=$(readlink -f "$0")
 
 die() { echo "labvm: $*" >&2; exit 2; }
@@ -111,7 +114,7 @@ build() {
 	cp -L "$d/rootfs/vmlinuz" "$d/vmlinuz"
 	cp -L "$d/rootfs/initrd.img" "$d/initrd.img"
 	cat "$d/rootfs/usr/lib/grub/i386-pc/lnxboot.img" "$d/rootfs/boot/grub/core.img" >"$d/grub.lnx"
-	mkfs.ext4 -q -F -L kbench-lab -d "$d/rootfs" "$d/root.img.tmp" 3G
+	mkfs.ext4 -q -F -L kbench-lab -d "$d/rootfs" "$d/root.img.tmp" 6G
 	rm -rf "$d/rootfs"
 	mv "$d/root.img.tmp" "$d/root.img"
 	echo "labvm: image built in $(($(date +%s) - t0)) s: $d" >&2

@@ -625,6 +625,141 @@ static void test_prepare(void **state)
 		      "/usr/bin/cyclictest /usr/bin/hackbench", "");
 }
 
+/* On a remote machine (guest_cmd.target): the tree kbench copied there,
+ * the machine's toolchain (no chroot), the scratch directory, and the
+ * untimed step; prepare refuses what a machine cannot get, needs no disk
+ * and no host toolchain share, and names the tree. */
+static void test_kbuild_target(void **state)
+{
+	struct image_needs n = IMAGE_NEEDS_INIT;
+	struct guest_cmd c;
+	void *p = params_with(&kbuild_ops, 4, KV("config=tinyconfig", "target=kernel/locking/"));
+	char *a, want[600];
+	(void)state;
+	n.target = 1;
+	assert_int_equal(kbuild_ops.prepare(p, &n), 0);
+	assert_true(n.tree[0] == '/' && strlen(n.tree_key) == 24);
+	assert_string_equal(n.disk, "");
+	assert_int_equal(n.hostroot, 0);
+	guest_cmd_init(&c);
+	c.target = 1;
+	snprintf(c.scratch, sizeof(c.scratch), "/srv/s/kbench-scratch");
+	assert_int_equal(kbuild_ops.command(p, &c), 0);
+	a = joined(&c.argv);
+	snprintf(want, sizeof(want), "/usr/bin/make -C " KB_TARGET_KBUILD_DIR "/%s/linux "
+		 "O=/srv/s/kbench-scratch/kbuild-obj -j4 kernel/locking/", n.tree_key);
+	assert_string_equal(a, want);
+	free(a);
+	assert_int_equal(c.in_root, 0);
+	assert_int_equal(c.needs_scratch, 1);
+	assert_int_equal(c.report_times, 1);
+	assert_string_equal(c.cwd, "/srv/s/kbench-scratch");
+	assert_int_equal(c.pre_argv.n, 9);
+	assert_string_equal(c.pre_argv.v[0], "/bin/sh");
+	assert_string_equal(c.pre_argv.v[5], "tinyconfig");
+	assert_string_equal(c.pre_argv.v[7], "/srv/s/kbench-scratch/kbuild-obj");
+	assert_string_equal(c.pre_argv.v[8], "");
+	guest_cmd_release(&c);
+	free(p);
+	/* a config file of this host, and clean = no: refused */
+	p = params_with(&kbuild_ops, 4, KV("config=/etc/hostname"));
+	assert_int_equal(kbuild_ops.prepare(p, &n), -1);
+	free(p);
+	p = params_with(&kbuild_ops, 4, KV("clean=no"));
+	assert_int_equal(kbuild_ops.prepare(p, &n), -1);
+	free(p);
+	/* cyclictest's kcompile load there: prepared by the same step */
+	p = params_with(&cyclictest_ops, 2, KV("load=kbuild"));
+	guest_cmd_init(&c);
+	c.target = 1;
+	assert_int_equal(cyclictest_ops.command(p, &c), 0);
+	assert_int_equal(c.bg_in_root, 0);
+	assert_int_equal(c.needs_scratch, 1);
+	assert_string_equal(c.pre_argv.v[5], "defconfig");
+	assert_string_equal(c.bg_argv.v[0], "/bin/sh");
+	assert_true(!strncmp(c.bg_argv.v[4], KB_TARGET_KBUILD_DIR "/", strlen(KB_TARGET_KBUILD_DIR) + 1));
+	guest_cmd_release(&c);
+	free(p);
+	strvec_clear(&n.programs);
+	strvec_clear(&n.files);
+}
+
+/* Run the untimed step's script (the pre_argv of a target command) with
+ * TREE and OBJ, TIMED; its output into OUT. */
+static int run_target_pre(const char *tree, const char *obj, int timed, struct strbuf *out)
+{
+	struct strvec v = STRVEC_INIT;
+	int r;
+	kbuild_target_pre(tree, "tinyconfig", timed, 2, obj, &v);
+	strvec_push(&v, NULL);
+	sb_reset(out);
+	r = run_capture((const char *const *)v.v, 60, out);
+	strvec_clear(&v);
+	return r;
+}
+
+/* The script itself, on a stand-in tree whose Makefile configures and
+ * prepares (what the real one does on the machine): prepared once and
+ * reused, a copy each time, a failed prepare says so, no tree refused. */
+static void test_kbuild_target_script(void **state)
+{
+	char dir[] = "/tmp/kbench-target-pre-XXXXXX", tree[300], obj[300], path[400];
+	struct strbuf out = STRBUF_INIT, mk = STRBUF_INIT;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(tree, sizeof(tree), "%s/k/linux", dir);
+	snprintf(obj, sizeof(obj), "%s/scratch-obj", dir);
+	assert_int_equal(mkdir_p(tree, 0755), 0);
+	/* no tree-complete mark yet: refused */
+	assert_int_not_equal(run_target_pre(tree, obj, 0, &out), 0);
+	assert_non_null(strstr(out.buf, "no complete kernel tree"));
+	snprintf(path, sizeof(path), "%s/k/tree-complete", dir);
+	assert_int_equal(write_file_atomic(path, "", 0), 0);
+	sb_adds(&mk, "tinyconfig:\n\techo CONFIG_X=y >$(O)/.config\n"
+		     "prepare:\n\ttest -f $(O)/.config && echo prepared >$(O)/stamp\n");
+	snprintf(path, sizeof(path), "%s/Makefile", tree);
+	assert_int_equal(write_file_atomic(path, mk.buf, mk.len), 0);
+	if (run_target_pre(tree, obj, 0, &out)) fail_msg("%s", out.buf);
+	assert_non_null(strstr(out.buf, "configuring (tinyconfig) and make prepare on the machine"));
+	snprintf(path, sizeof(path), "%s/stamp", obj);
+	assert_true(path_exists(path));
+	/* again: reused, the copy fresh (what a build left is gone) */
+	snprintf(path, sizeof(path), "%s/left-over.o", obj);
+	assert_int_equal(write_file_atomic(path, "", 0), 0);
+	assert_int_equal(run_target_pre(tree, obj, 0, &out), 0);
+	assert_non_null(strstr(out.buf, "prepared on the machine before (reused)"));
+	assert_false(path_exists(path));
+	snprintf(path, sizeof(path), "%s/stamp", obj);
+	assert_true(path_exists(path));
+	/* timed: an empty object directory, nothing prepared */
+	assert_int_equal(run_target_pre(tree, obj, 1, &out), 0);
+	assert_false(path_exists(path));
+	/* the prepared directory gone (as after a toolchain upgrade: a new
+	 * key), a prepare that fails says so, with make's error */
+	sb_reset(&mk);
+	sb_adds(&mk, "tinyconfig:\n\t@echo 'scripts/x.c:1: error: broken' >&2; exit 2\n");
+	snprintf(path, sizeof(path), "%s/Makefile", tree);
+	assert_int_equal(write_file_atomic(path, mk.buf, mk.len), 0);
+	snprintf(path, sizeof(path), "%s/k", dir);
+	{
+		struct strvec v = STRVEC_INIT;
+		strvec_push(&v, "/bin/sh");
+		strvec_push(&v, "-c");
+		strvec_push(&v, "cd \"$1\" && rm -rf obj-tinyconfig-*");
+		strvec_push(&v, "x");
+		strvec_push(&v, path);
+		strvec_push(&v, NULL);
+		assert_int_equal(run_capture((const char *const *)v.v, 10, NULL), 0);
+		strvec_clear(&v);
+	}
+	assert_int_equal(run_target_pre(tree, obj, 0, &out), 1);
+	assert_non_null(strstr(out.buf, "scripts/x.c:1: error: broken"));
+	assert_non_null(strstr(out.buf, "make prepare failed on the machine"));
+	sb_release(&out);
+	sb_release(&mk);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 /* ---- parsing real outputs --------------------------------------------- */
 
 /* Parse fixture WL/NAME with params KV; must succeed. */
@@ -1253,6 +1388,8 @@ int main(void)
 		cmocka_unit_test(test_percentiles),
 		cmocka_unit_test(test_fuzz_truncation),
 		cmocka_unit_test(test_fuzz_mutation),
+		cmocka_unit_test(test_kbuild_target),
+		cmocka_unit_test(test_kbuild_target_script),
 	};
 	kb_quiet = 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
