@@ -67,6 +67,7 @@ static struct {
 	char release[128];    /* the variant's kernel release there */
 	char scratch[OPT_STR_MAX]; /* the scratch directory, "" = none */
 	char initrd[200];     /* this iteration's initrd there */
+	char tar_sha[65];     /* the run's modules tar's sha256 ("": not yet) */
 } S = { .host_lock = -1 };
 
 struct ssh_guest {
@@ -287,6 +288,7 @@ static int ssh_setup(void *params, const struct boot_params *probe, struct backe
 	target_release(&S.t);
 	S.lost = 0;
 	S.keep = sp->keep;
+	S.tar_sha[0] = '\0';
 	if (!sp->target[0])
 		return error("backend 'ssh' needs a machine: give --target NAME (configs/targets/)");
 	if (target_load(sp->target, &S.t) || host_lock())
@@ -345,7 +347,7 @@ static const char lock_script[] =
 
 /* kbuild's source tree from stdin (a tar) into KB_TARGET_KBUILD_DIR/$1/
  * linux, marked complete when it is; the trees of other keys go (one
- * kept: a tree is 1.7 GB). */
+ * kept: a tree is 1.5 GB as a tar). */
 static const char tree_script[] =
 	"k=$1 b=" KB_TARGET_KBUILD_DIR "\n"
 	"case $k in '' | *[!0-9a-f]*) exit 3 ;; esac\n"
@@ -436,13 +438,17 @@ static int upload(const char *from, const char *to, char *err, size_t errlen)
 
 /* The variant's modules as one tar file under the workdir; an empty one
  * for a kernel with everything built in (a source build: the machine
- * still gets /lib/modules/RELEASE, for depmod and mkinitramfs). */
+ * still gets /lib/modules/RELEASE, for depmod and mkinitramfs). Made
+ * once a run (the workdir goes with the run), and hashed once. */
 static int modules_tar(const struct boot_params *p, char *tar, size_t len, char *err, size_t errlen)
 {
 	char none[KB_PATH_MAX];
 	const char *argv[] = { "tar", "-C", p->moddir, "-cf", tar, ".", NULL };
 	snprintf(tar, len, "%s/modules.tar", p->workdir);
 	argv[4] = tar;
+	if (S.tar_sha[0] && path_exists(tar))
+		return 0;
+	S.tar_sha[0] = '\0';
 	if (!p->moddir || !*p->moddir) {
 		snprintf(none, sizeof(none), "%s/no-modules", p->workdir);
 		if (mkdir_p(none, 0755)) {
@@ -451,7 +457,8 @@ static int modules_tar(const struct boot_params *p, char *tar, size_t len, char 
 		}
 		argv[2] = none;
 	}
-	if (run_capture(argv, 600, NULL)) {
+	if (run_capture(argv, 600, NULL) || sha256_file_hex(tar, S.tar_sha)) {
+		S.tar_sha[0] = '\0';
 		snprintf(err, errlen, "cannot pack the modules of %s (%s)", p->release, p->moddir);
 		return -1;
 	}
@@ -480,7 +487,9 @@ static int initrd_key(const struct boot_params *p, const char *tar, char key[65]
 {
 	char k[65], m[65] = "machine", c[65] = "none";
 	struct strbuf sb = STRBUF_INIT;
-	if (sha256_file_hex(p->kernel, k) || (tar[0] && sha256_file_hex(tar, m)) ||
+	if (tar[0])
+		snprintf(m, sizeof(m), "%s", S.tar_sha);
+	if (sha256_file_hex(p->kernel, k) || (tar[0] && !m[0]) ||
 	    (p->kconfig && *p->kconfig && sha256_file_hex(p->kconfig, c))) {
 		snprintf(err, errlen, "cannot read the kernel, modules or config of %s (its initrd's key)",
 			 p->release);
@@ -601,10 +610,8 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	}
 	absent = strstr(out.buf, "\nabsent") != NULL;
 	cached = absent && strstr(out.buf, "\nmodules-cached") != NULL;
-	if (!absent) { /* the machine's own modules: the key says "machine" */
-		unlink(tar);
+	if (!absent) /* the machine's own modules: the key says "machine" */
 		tar[0] = '\0';
-	}
 	snprintf(to, sizeof(to), "%s/kbench-agent", S.dir);
 	if (upload(p->agent, to, err, errlen))
 		goto out;
@@ -617,15 +624,13 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	snprintf(to, sizeof(to), "%s/modules.tar", S.dir);
 	if (absent && !cached && upload(tar, to, err, errlen))
 		goto out;
-	if (p->build_tree && !strstr(out.buf, "\ntree-cached") && ship_tree(p, err, errlen))
-		goto out;
 	info("kbench: %s: kernel%s copied in %.0f s%s", machine(),
 	     absent && !cached ? " and modules" : "", now_mono() - t0,
 	     cached ? " (its modules from the machine's cache)" : "");
+	if (p->build_tree && !strstr(out.buf, "\ntree-cached") && ship_tree(p, err, errlen))
+		goto out;
 	r = install(p, tar, t0, err, errlen);
 out:
-	if (tar[0])
-		unlink(tar);
 	if (r)
 		remove_ours();
 	sb_release(&out);
@@ -793,7 +798,7 @@ out:
 static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct guest *g)
 {
 	struct strbuf cl = STRBUF_INIT, out = STRBUF_INIT;
-	char kernel[200], initrd[220], *append;
+	char kernel[200], initrd[220], *append = NULL;
 	const char *load[] = { "kexec", "-l", kernel, initrd, NULL, NULL };
 	const char *exec[] = { "systemctl", "kexec", NULL };
 	const char *reboot[] = { "systemctl", "reboot", NULL };
@@ -806,16 +811,17 @@ static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct
 		snprintf(g->err, sizeof(g->err), "%s: no answer over ssh before the kexec", machine());
 		return -1;
 	}
-	append = xasprintf("--append=%s", cl.buf ? cl.buf : "");
-	load[4] = append;
 	if (S.t.boot == TB_REBOOT_ONCE) {
 		r = reboot_once_prepare(p, cl.buf ? cl.buf : "", &out, g->err, sizeof(g->err));
 		if (!r)
 			info("kbench: %s: %s; rebooting into it once", machine(), out.buf);
 		skip = "reboot";
-	} else if ((r = skip && *skip ? 0 : remote(load, NULL, 120, &out)))
-		snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(),
-			 out.buf ? out.buf : "");
+	} else {
+		load[4] = append = xasprintf("--append=%s", cl.buf ? cl.buf : "");
+		if ((r = skip && *skip ? 0 : remote(load, NULL, 120, &out)))
+			snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(),
+				 out.buf ? out.buf : "");
+	}
 	if (!r)
 		/* the connection may drop as the machine goes down */
 		remote(skip && *skip ? reboot : exec, NULL, S.t.ssh_timeout_s, NULL);
@@ -890,8 +896,6 @@ static void not_back(struct guest *g, double waited, int panicked)
 static const char scratch_format_script[] =
 	"s=$1 f=$2 d=$3\n"
 	"[ -b \"$s\" ] || { echo \"scratch $s is not a block device under this kernel\"; exit 4; }\n"
-	"m=$(awk -v d=\"$s\" '$1 == d { print $2; exit }' /proc/mounts)\n"
-	"[ -n \"$m\" ] && { echo \"scratch $s is a device in use: mounted at $m\"; exit 4; }\n"
 	DEVICE_CHECK
 	"case $f in xfs) o=-f ;; *) o=-F ;; esac\n"
 	"mkfs.\"$f\" -q $o -L kbench-scratch \"$s\" >\"$d.mkfs.log\" 2>&1 || { tail -5 \"$d.mkfs.log\"; rm -f \"$d.mkfs.log\"; echo \"mkfs.$f $s failed\"; exit 4; }\n"
@@ -1067,7 +1071,7 @@ static const char doctor_script[] =
 	"if [ -d " CACHE_DIR " ]; then ok \"initrd cache: $(ls " CACHE_DIR " | wc -l) initrd(s), $(du -sm " CACHE_DIR " | cut -f1) MiB in " CACHE_DIR "\"\n"
 	"else ok 'initrd cache: empty'; fi\n"
 	"if [ -d " KB_TARGET_KBUILD_DIR " ]; then ok \"kbuild tree: $(ls -d " KB_TARGET_KBUILD_DIR "/*/tree-complete 2>/dev/null | wc -l) tree(s), $(du -sm " KB_TARGET_KBUILD_DIR " | cut -f1) MiB in " KB_TARGET_KBUILD_DIR "\"\n"
-	"else ok 'kbuild tree: none copied yet (kbuild copies one, about 1.7 GB, to " KB_TARGET_KBUILD_DIR ")'; fi\n"
+	"else ok 'kbuild tree: none copied yet (kbuild copies one, about 1.5 GB, to " KB_TARGET_KBUILD_DIR ")'; fi\n"
 	"if [ -d " LOCK_DIR " ]; then bad \"lock: in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"\n"
 	"else ok 'lock: no kbench run on the machine'; fi\n";
 

@@ -18,6 +18,7 @@
 #include "kernel/needs.h"
 #include "run/results.h"
 #include "run/run.h"
+#include "run/targetcfg.h"
 #include "core/spawn.h"
 #include "cli/cmd_compare.h"
 #include "cli/cmd_nightly.h"
@@ -56,7 +57,8 @@ static void usage(FILE *f)
 		"  fetch     fetch or build a variant's kernel into the cache: fetch VARIANT [--refresh]\n"
 		"  build     the same as fetch (reads better for source-built variants);\n"
 		"            --rebuild runs make again in the kept object directory\n"
-		"  kconfig   write a source-built variant's merged config: kconfig VARIANT FILE\n"
+		"  kconfig   write a source-built variant's merged config: kconfig [--target NAME]\n"
+		"            VARIANT FILE (as built for that machine: its kernel_config)\n"
 		"  target-config  a remote machine's running config made a config of the 6.12\n"
 		"            tree, for a variant's base = file: target-config --target NAME\n"
 		"            [--localyes] FILE (localyes: only the modules it has loaded, built in)\n"
@@ -290,18 +292,27 @@ static int cmd_fetch(int argc, char **argv)
 	return KB_EXIT_OK;
 }
 
-/* Merge a source-built variant's config and write it (no build). */
+/* Merge a source-built variant's config and write it (no build); with
+ * --target NAME, as a run on that machine builds it (its kernel_config). */
 static int cmd_kconfig(int argc, char **argv)
 {
 	struct variant v;
 	struct kernel_image k;
 	struct build_info bi;
+	const char *target = NULL;
+	if (argc == 5 && !strcmp(argv[1], "--target")) {
+		target = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 3)
-		return error("usage: kbench kconfig VARIANT OUTFILE"), KB_EXIT_USAGE;
+		return error("usage: kbench kconfig [--target NAME] VARIANT OUTFILE"), KB_EXIT_USAGE;
 	if (variant_load(argv[1], &v))
 		return KB_EXIT_USAGE;
 	if (v.source != VSRC_BUILD)
 		return error("variant '%s' is not built from source", v.name), KB_EXIT_USAGE;
+	if (target && target_variant(target, &v) < 0)
+		return KB_EXIT_FAILED;
 	memset(&bi, 0, sizeof(bi));
 	snprintf(bi.config_out, sizeof(bi.config_out), "%s", argv[2]);
 	if (kernel_build(&v, &k, &bi))
@@ -310,42 +321,13 @@ static int cmd_kconfig(int argc, char **argv)
 	return 0;
 }
 
-/* The parts of `kbench target-config` after the fetch: check, write
- * (OUT.part, renamed at the end: nothing half-written), trim. */
-static int target_config_write(const char *name, const char *rel, struct strbuf *cfg,
-			       struct strbuf *mods, int localyes, const char *out)
-{
-	char err[300], part[KB_PATH_MAX + 8], lsmod[KB_PATH_MAX + 8];
-	int nmods, ret = -1;
-	if (kconfig_text_check(cfg->buf ? cfg->buf : "", cfg->len, err, sizeof(err)))
-		return error("target '%s': its running config (%s) is refused: %s", name, rel, err);
-	nmods = kconfig_modules_check(mods->buf ? mods->buf : "", mods->len, err, sizeof(err));
-	if (nmods < 0)
-		return error("target '%s': its /proc/modules is refused: %s", name, err);
-	snprintf(part, sizeof(part), "%s.part", out);
-	snprintf(lsmod, sizeof(lsmod), "%s.lsmod", out);
-	if (write_file_atomic(part, cfg->buf, cfg->len) ||
-	    (localyes && write_file_atomic(lsmod, mods->buf ? mods->buf : "", mods->len)) ||
-	    kconfig_for_tree(part, localyes ? lsmod : NULL, part) || rename(part, out))
-		goto out;
-	printf("target '%s': the running %s's config, %d modules loaded, made a config of Debian's "
-	       "6.12 tree%s: %s\n(use it as a variant's base: base = file, base_config = %s)\n", name,
-	       rel, nmods, localyes ? ", trimmed to those modules, built in (localyesconfig)" : "", out, out);
-	ret = 0;
-out:
-	unlink(part);
-	unlink(lsmod);
-	return ret;
-}
-
 /* kbench target-config --target NAME [--localyes] OUT: a machine's
  * running config, as ktest and localmodconfig start from. */
 static int cmd_target_config(int argc, char **argv)
 {
-	struct strbuf cfg = STRBUF_INIT, mods = STRBUF_INIT;
 	const char *name = NULL, *out = NULL;
 	char rel[256];
-	int localyes = 0, ret = KB_EXIT_FAILED;
+	int localyes = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--target") && i + 1 < argc)
 			name = argv[++i];
@@ -359,19 +341,7 @@ static int cmd_target_config(int argc, char **argv)
 	if (!name || !out)
 		return error("usage: kbench target-config --target NAME [--localyes] OUTFILE"),
 		       KB_EXIT_USAGE;
-	if (ssh_running_config(name, rel, sizeof(rel), &cfg, &mods))
-		goto out;
-	if (!*rel || strlen(rel) > 100 ||
-	    strspn(rel, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-+_") != strlen(rel)) {
-		error("target '%s': its kernel release '%.60s' is not a release name", name, rel);
-		goto out;
-	}
-	if (target_config_write(name, rel, &cfg, &mods, localyes, out) == 0)
-		ret = KB_EXIT_OK;
-out:
-	sb_release(&cfg);
-	sb_release(&mods);
-	return ret;
+	return target_config_make(name, localyes, out, rel, sizeof(rel)) ? KB_EXIT_FAILED : KB_EXIT_OK;
 }
 
 static int cmd_workloads(int argc, char **argv)

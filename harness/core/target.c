@@ -14,11 +14,13 @@ struct target_raw {
 	char known_hosts[OPT_STR_MAX], power_cycle[OPT_STR_MAX], console[OPT_STR_MAX];
 	char scratch[OPT_STR_MAX];
 	int port, host_key, boot, boot_timeout, ssh_timeout, initrd_cache, scratch_mkfs;
+	int kernel_config;
 };
 
 static const char *const host_keys[] = { "strict", "accept-new", NULL };
 static const char *const boots[] = { "kexec", "reboot-once", NULL };
 static const char *const mkfses[] = { "no", "ext4", "xfs", NULL };
+static const char *const kconfigs[] = { "variant", "localyes", NULL };
 
 #define TO(f) offsetof(struct target_raw, f)
 static const struct opt_def target_opts[] = {
@@ -38,6 +40,9 @@ static const struct opt_def target_opts[] = {
 	{ "ssh_timeout", OPT_INT, TO(ssh_timeout), 1, 600, NULL, "seconds per ssh connection" },
 	{ "initrd_cache", OPT_INT, TO(initrd_cache), 0, 64, NULL,
 	  "initrds kept on the machine between runs (0: none)" },
+	{ "kernel_config", OPT_ENUM, TO(kernel_config), 0, 0, kconfigs,
+	  "a source-built variant's base: its own (variant), or the machine's running config "
+	  "trimmed to its loaded modules, built in (localyes)" },
 	OPT_END
 };
 #undef TO
@@ -75,7 +80,7 @@ static int target_handler(void *user, const char *section, const char *name, con
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: host, port, user, identity, known_hosts, host_key, "
 			 "boot, power_cycle, console, scratch, scratch_mkfs, boot_timeout, ssh_timeout, "
-			 "initrd_cache)", name);
+			 "initrd_cache, kernel_config)", name);
 		return 0;
 	}
 	if (opt_set(&c->raw, d, value, err, sizeof(err))) {
@@ -130,6 +135,7 @@ static int target_finish(struct target_ctx *c, const char *path, struct target *
 	t->ssh_timeout_s = r->ssh_timeout;
 	t->initrd_cache = r->initrd_cache;
 	t->scratch_mkfs = r->scratch_mkfs;
+	t->kernel_config = r->kernel_config;
 	split_argv(&t->power_cycle, r->power_cycle);
 	split_argv(&t->console, r->console);
 	return 0;

@@ -16,6 +16,8 @@
  *   boot_timeout = 300
  *   ssh_timeout = 30
  *   initrd_cache = 2           ; initrds kept on it between runs
+ *   kernel_config = variant    ; or localyes: source-built variants get
+ *                              ; the machine's running config as base
  *
  * power_cycle and console are argv lists split at spaces and tabs, as
  * suites split their lists: no shell and no quoting.
@@ -33,6 +35,7 @@
 enum target_host_key { TK_STRICT, TK_ACCEPT_NEW };
 enum target_boot { TB_KEXEC, TB_REBOOT_ONCE };
 enum target_mkfs { TM_NO, TM_EXT4, TM_XFS };
+enum target_kconfig { TKC_VARIANT, TKC_LOCALYES };
 
 struct target {
 	char path[KB_PATH_MAX];
@@ -51,6 +54,7 @@ struct target {
 	int boot_timeout_s;
 	int ssh_timeout_s;
 	int initrd_cache;           /* initrds kept in its /var/tmp/kbench-cache */
+	int kernel_config;          /* enum target_kconfig (run/targetcfg.h) */
 };
 
 /* Load NAME (configs/targets/NAME.ini) or a path into T. 0, or -1 after an

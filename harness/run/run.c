@@ -14,6 +14,7 @@
 #include "kernel/needs.h"
 #include "kernel/userimage.h"
 #include "run/results.h"
+#include "run/targetcfg.h"
 #include "run/running.h"
 #include "agent/proto.h"
 #include "run/testhook.h"
@@ -1280,6 +1281,9 @@ static int bench_prepare(struct bench *b)
 					     &b->v) :
 		     variant_load(o->kernel, &b->v)) ||
 	    suite_load(o->suite, b->vcpus, &b->s))
+		return -1;
+	/* built for the machine: its kernel_config = localyes */
+	if ((b->bk->caps & BK_CAP_TARGET) && o->target && target_variant(o->target, &b->v) < 0)
 		return -1;
 	if (!is_executable(agent))
 		return error("guest agent '%s' is missing: run make", agent);

@@ -167,7 +167,8 @@ expect_out "host key is not the one in known_hosts"
 # config of the 6.12 tree, whole and trimmed to its loaded modules, built
 # in (localyesconfig: virtio_net, loaded, is =y; e1000e, not loaded, goes);
 # a PREEMPT_RT variant over it keeps its fragment and loses the distro's
-# certificate files. Nothing is changed on the machine.
+# certificate files; kernel_config = localyes does both in one step.
+# Nothing is changed on the machine.
 t1=$(date +%s)
 expect_exit 0 "$KB" target-config --target "$tmp/lab.ini" "$tmp/lab.base"
 expect_out "the running $default's config, [0-9]* modules loaded"
@@ -186,6 +187,21 @@ grep -qx 'CONFIG_PREEMPT_RT=y' "$tmp/lab-rt.config" && grep -qx 'CONFIG_VIRTIO_N
 	grep -qx 'CONFIG_SYSTEM_TRUSTED_KEYS=""' "$tmp/lab-rt.config" && grep -qx 'CONFIG_MODULES=y' "$tmp/lab-rt.config" &&
 	ok "an rt variant over the lab's config: PREEMPT_RT, virtio_net, no distro certificates" ||
 	bad "the rt variant's config over the lab's"
+# in one step: a target file with kernel_config = localyes makes a
+# source-built variant's base the machine's localyes config (made once
+# per content, then reused) and drops QEMU's guest fragment (base: 9p,
+# virtio console); what `kbench kconfig --target` writes is what a run on
+# the machine builds
+target "$tmp/local.ini" "kernel_config=localyes"
+expect_exit 0 "$KB" kconfig --target "$tmp/local.ini" rt-adaptive "$tmp/rta-lab.config"
+expect_out "its running $default's config and [0-9]* loaded modules made rt-adaptive's base"
+expect_exit 0 "$KB" kconfig --target "$tmp/local.ini" rt-adaptive "$tmp/rta-lab2.config"
+expect_out "its config for rt-adaptive made before from the same running config and modules"
+grep -qx 'CONFIG_PREEMPT_RT=y' "$tmp/rta-lab.config" && grep -qx 'CONFIG_VIRTIO_NET=y' "$tmp/rta-lab.config" &&
+	! grep -q '^CONFIG_E1000E=' "$tmp/rta-lab.config" && ! grep -qx 'CONFIG_9P_FS=y' "$tmp/rta-lab.config" &&
+	cmp -s "$tmp/rta-lab.config" "$tmp/rta-lab2.config" &&
+	ok "kernel_config = localyes: rt-adaptive for the lab has PREEMPT_RT, virtio_net built in, no e1000e, no 9p" ||
+	bad "kernel_config = localyes: rt-adaptive's config for the lab"
 echo "target-config and kconfig: $(($(date +%s) - t1)) s"
 clean_lab "target-config"
 

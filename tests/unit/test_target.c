@@ -68,6 +68,14 @@ static void test_defaults(void **state)
 	assert_int_equal(t.scratch_mkfs, TM_XFS);
 	assert_int_equal(t.boot, TB_REBOOT_ONCE);
 	target_release(&t);
+	assert_int_equal(t.kernel_config, TKC_VARIANT);
+	ini = "[target]\nhost = h\nknown_hosts = /k\nkernel_config = localyes\n";
+	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), 0);
+	assert_int_equal(t.kernel_config, TKC_LOCALYES);
+	target_release(&t);
+	ini = "[target]\nhost = h\nknown_hosts = /k\nkernel_config = localmod\n";
+	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), -1);
+	target_release(&t);
 	ini = "[target]\nhost = h\nknown_hosts = /k\nscratch_mkfs = btrfs\n";
 	assert_int_equal(target_parse(ini, strlen(ini), "/x/y.ini", &t), -1);
 	target_release(&t);

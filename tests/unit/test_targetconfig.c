@@ -19,6 +19,7 @@
 #include "core/config.h"
 #include "kernel/source.h"
 #include "backend/backend.h"
+#include "run/targetcfg.h"
 
 #define FIX KB_SRCDIR "/tests/fixtures/targetconfig/"
 
@@ -157,6 +158,33 @@ static void test_variant_base_file(void **state)
 	assert_int_equal(rm_rf(dir), 0);
 }
 
+/* kernel_config = localyes takes QEMU's guest fragment (base) out of a
+ * variant's list, and nothing else; a target that does not say so leaves
+ * the variant as it is (no ssh: target_variant returns before it). */
+static void test_configs_without_base(void **state)
+{
+	char out[OPT_STR_MAX], dir[] = "/tmp/kbench-tvar-XXXXXX", path[KB_PATH_MAX];
+	struct variant v;
+	const char *t = "[target]\nhost = 127.0.0.1\nknown_hosts = /k\n";
+	(void)state;
+	configs_without_base("base rt", out, sizeof(out));
+	assert_string_equal(out, "rt");
+	configs_without_base("rt base lockdep", out, sizeof(out));
+	assert_string_equal(out, "rt lockdep");
+	configs_without_base("base", out, sizeof(out));
+	assert_string_equal(out, "");
+	configs_without_base("basement rt", out, sizeof(out));
+	assert_string_equal(out, "basement rt");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lab.ini", dir);
+	assert_int_equal(write_file_atomic(path, t, strlen(t)), 0);
+	assert_int_equal(variant_load("rt-adaptive", &v), 0);
+	assert_int_equal(target_variant(path, &v), 0);
+	assert_int_equal(v.base, VBASE_DEFCONFIG);
+	assert_string_equal(v.configs, "base rt");
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_grub_entry),
 		cmocka_unit_test(test_variant_base_file),
+		cmocka_unit_test(test_configs_without_base),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
