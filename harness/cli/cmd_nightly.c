@@ -18,6 +18,7 @@
 #include "kernel/kernel.h"
 #include "report/regress_out.h"
 #include "report/report.h"
+#include "run/targetcfg.h"
 #include "run/results.h"
 #include "run/run.h"
 #include "core/spawn.h"
@@ -627,7 +628,8 @@ static void nightly_run_one(struct night *n, const struct nightly_cfg *c, const 
 	int rc, its = c->iterations ? c->iterations : s->iterations;
 	json_object_object_add(e, "variant", json_object_new_string(variant));
 	json_object_array_add(json_object_object_get(n->doc, "runs"), e);
-	if (variant_load(variant, &v) ||
+	/* on a target, the kernel the run builds for it (kernel_config) */
+	if (variant_load(variant, &v) || (ro->target && target_variant(ro->target, &v) < 0) ||
 	    kernel_get(&v, c->refresh && v.source == VSRC_DEBIAN_IMAGE, &k)) {
 		error("nightly: %s: no kernel (see above)", variant);
 		json_object_object_add(e, "exit", json_object_new_int(KB_EXIT_USAGE));
