@@ -71,13 +71,15 @@ int lava_initrd(const char *base, const char *out)
 {
 	struct strbuf tail = STRBUF_INIT;
 	char tmp[KB_PATH_MAX];
-	int ret = -1, fd;
+	int ret = -1, fd = -1, bad;
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", out, (long)getpid());
 	if (copy_file(base, tmp, 0644))
 		goto out;
 	lava_init_cpio(&tail);
 	fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0 || write(fd, tail.buf, tail.len) != (ssize_t)tail.len || close(fd)) {
+	bad = fd < 0 || write(fd, tail.buf, tail.len) != (ssize_t)tail.len || fsync(fd);
+	/* closed whatever happened; a failed close is a failed write too */
+	if ((fd >= 0 && close(fd)) || bad) {
 		error("cannot append /lava-init to '%s'", tmp);
 		goto out;
 	}
