@@ -235,15 +235,9 @@ static int run_pre(struct guest *g, const struct suite_entry *e, const struct gu
 		/* its last line of output says what it did (guest output:
 		 * printable bytes only, cut short) */
 		const char *o = json_object_object_get_ex(resp, "stdout", &v) ?
-					json_object_get_string(v) : "";
-		size_t n = strlen(o ? o : "");
-		while (n && o[n - 1] == '\n')
-			n--;
-		const char *last = o ? o + n : "";
-		while (last > o && last[-1] != '\n')
-			last--;
-		n = (size_t)(o + n - last) > 200 ? 200 : (size_t)(o + n - last);
-		snprintf(msg, sizeof(msg), "%.*s", (int)n, last);
+					json_object_get_string(v) : NULL;
+		last_lines(o ? o : "", 1, msg, sizeof(msg));
+		msg[200] = '\0';
 		for (char *c = msg; *c; c++)
 			if (!isprint((unsigned char)*c))
 				*c = '?';
