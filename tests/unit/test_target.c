@@ -88,6 +88,23 @@ static void test_defaults(void **state)
 
 /* Each bad fixture: refused, and stderr names the file, the line and the
  * key (or what is missing). */
+/* The example the repository ships (configs/targets/example.ini): every
+ * key it sets is read as its comments say. */
+static void test_example_target(void **state)
+{
+	struct target t;
+	(void)state;
+	assert_int_equal(target_load(KB_SRCDIR "/configs/targets/example.ini", &t), 0);
+	assert_string_equal(t.name, "example");
+	assert_string_equal(t.host, "lab1.example.net");
+	assert_string_equal(t.known_hosts, KB_SRCDIR "/configs/targets/lab1.known_hosts");
+	assert_int_equal(t.boot, TB_KEXEC);
+	assert_int_equal(t.power_cycle.n, 0);
+	assert_string_equal(t.scratch, "/srv/kbench-scratch");
+	assert_int_equal(t.kernel_config, TKC_LOCALYES);
+	target_release(&t);
+}
+
 static void test_bad_targets(void **state)
 {
 	static const struct { const char *file, *want; } bad[] = {
@@ -163,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_lab_target),   cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_bad_targets),  cmocka_unit_test(test_sh_quote),
 		cmocka_unit_test(test_sh_quote_roundtrip),
+		cmocka_unit_test(test_example_target),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
