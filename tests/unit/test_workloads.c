@@ -715,8 +715,11 @@ static void test_kbuild_target_script(void **state)
 	assert_non_null(strstr(out.buf, "no complete kernel tree"));
 	snprintf(path, sizeof(path), "%s/k/tree-complete", dir);
 	assert_int_equal(write_file_atomic(path, "", 0), 0);
+	/* prepare after the config, as the kernel's Makefile orders a config
+	 * goal and a build goal given together (make -j2 would run two
+	 * unrelated goals at once) */
 	sb_adds(&mk, "tinyconfig:\n\techo CONFIG_X=y >$(O)/.config\n"
-		     "prepare:\n\ttest -f $(O)/.config && echo prepared >$(O)/stamp\n");
+		     "prepare: tinyconfig\n\ttest -f $(O)/.config && echo prepared >$(O)/stamp\n");
 	snprintf(path, sizeof(path), "%s/Makefile", tree);
 	assert_int_equal(write_file_atomic(path, mk.buf, mk.len), 0);
 	if (run_target_pre(tree, obj, 0, &out)) fail_msg("%s", out.buf);
