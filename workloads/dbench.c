@@ -1,6 +1,7 @@
 /* dbench.c - file system load replaying a Samba NetBench trace (dbench 4.0)
- * on the guest's scratch ext4 disk; metrics are its final throughput and
- * maximum latency, and the per-operation table goes to results.json. */
+ * on the guest's scratch ext4 disk (or on tmpfs, fs = tmpfs); metrics are
+ * its final throughput and maximum latency, and the per-operation table
+ * goes to results.json. */
 #include "workloads/workloads.h"
 
 #include <stdio.h>
@@ -8,6 +9,10 @@
 
 #define DBENCH_PATH "/usr/bin/dbench"
 #define DBENCH_LOADFILE "/usr/share/dbench/client.txt"
+/* fs = tmpfs: the fresh tmpfs every kbench guest mounts (agent.c; an
+ * ssh target boots that guest too); dbench removes its client trees when
+ * it ends. Not for the local backend (dbench_command). */
+#define DBENCH_TMPFS "/dev/shm"
 /* Operation kinds in the table (dbench 4.0 has about 20). */
 #define DB_MAX_OPS 64
 #define DB_MAX_OPNAME 31
@@ -16,7 +21,11 @@ struct dbench_params {
 	int clients;
 	int duration;
 	char loadfile[OPT_STR_MAX];
+	int fs;
 };
+
+enum { DB_FS_SCRATCH, DB_FS_TMPFS };
+static const char *const db_fs[] = { "scratch", "tmpfs", NULL };
 
 #define P(f) offsetof(struct dbench_params, f)
 static const struct opt_def dbench_opts[] = {
@@ -26,6 +35,9 @@ static const struct opt_def dbench_opts[] = {
 	  "run time in seconds (-t); dbench warms up for the first fifth" },
 	{ "loadfile", OPT_STRING, P(loadfile), 0, 0, NULL,
 	  "load file replayed by every client (-c), copied into the guest" },
+	{ "fs", OPT_ENUM, P(fs), 0, 0, db_fs,
+	  "where the clients work: scratch (ext4 on the scratch disk, or --scratch DIR) "
+	  "or tmpfs (" DBENCH_TMPFS ", no disk: lock and VFS cost without the block layer)" },
 	OPT_END
 };
 #undef P
@@ -67,26 +79,35 @@ static int dbench_prepare(const void *params, struct image_needs *needs)
 }
 
 /*
- * dbench -t D -c LOADFILE -D SCRATCH N, run in SCRATCH (the guest's
- * scratch disk, or the local backend's directory in --scratch DIR; dbench
- * 4.0 needs -D to exist). Deadline: the run (warm-up included) plus the warm-up dbench
+ * dbench -t D -c LOADFILE -D DIR N, run in DIR: SCRATCH (the guest's
+ * scratch disk, or the local backend's directory in --scratch DIR) or,
+ * with fs = tmpfs, DBENCH_TMPFS and no scratch disk (dbench 4.0 needs -D
+ * to exist). Deadline: the run (warm-up included) plus the warm-up dbench
  * announces (duration / 5) again as margin, plus 120 s for start-up and
  * the final cleanup of the client trees on a slow TCG disk.
  */
 static int dbench_command(const void *params, struct guest_cmd *cmd)
 {
 	const struct dbench_params *p = params;
+	const char *dir = p->fs == DB_FS_TMPFS ? DBENCH_TMPFS : cmd->scratch;
 
+	/* natively /dev/shm is the host's own, shared with everything else:
+	 * kbench never works in what it did not make */
+	if (p->fs == DB_FS_TMPFS && cmd->native) {
+		error("dbench: fs = tmpfs works in a kbench guest's own " DBENCH_TMPFS
+		      "; on this machine give --scratch a directory on a tmpfs instead");
+		return -1;
+	}
 	strvec_push(&cmd->argv, DBENCH_PATH);
 	strvec_push(&cmd->argv, "-t");
 	strvec_pushf(&cmd->argv, "%d", p->duration);
 	strvec_push(&cmd->argv, "-c");
 	strvec_push(&cmd->argv, p->loadfile);
 	strvec_push(&cmd->argv, "-D");
-	strvec_push(&cmd->argv, cmd->scratch);
+	strvec_push(&cmd->argv, dir);
 	strvec_pushf(&cmd->argv, "%d", p->clients);
-	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", cmd->scratch);
-	cmd->needs_scratch = 1;
+	snprintf(cmd->cwd, sizeof(cmd->cwd), "%s", dir);
+	cmd->needs_scratch = p->fs != DB_FS_TMPFS;
 	cmd->timeout_s = p->duration + p->duration / 5 + 120;
 	return 0;
 }

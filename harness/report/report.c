@@ -601,6 +601,27 @@ static void ratio_cell(struct strbuf *sb, double v, double lo, double hi, int sh
 	sb_adds(sb, "</td>");
 }
 
+/* How the seed table's dbench ran (the first input's suite; compare
+ * refuses inputs whose suites differ): the setup its row describes. */
+static void dbench_setup(struct strbuf *sb, const struct comparison *c)
+{
+	json_object *ws = c->in && c->in->n ? jget(jget(c->in->v[0].doc, "suite"), "workloads") : NULL;
+	size_t n = ws && json_object_is_type(ws, json_type_array) ? json_object_array_length(ws) : 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *w = json_object_array_get_idx(ws, i), *p = jget(w, "params");
+		const char *fs = jstr(p, "fs");
+		if (strcmp(or_empty(jstr(w, "workload")), "dbench") || !jget(p, "clients"))
+			continue;
+		sb_addf(sb, "</table><p class=\"small\">dbench here: %d clients for %d s on %s, "
+			"%d vCPUs.</p>", json_object_get_int(jget(p, "clients")),
+			json_object_get_int(jget(p, "duration")),
+			fs && !strcmp(fs, "tmpfs") ? "tmpfs" : "ext4 on the scratch disk",
+			json_object_get_int(jget(jget(c->in->v[0].doc, "guest"), "vcpus")));
+		return;
+	}
+	sb_adds(sb, "</table>");
+}
+
 /* The 2008 table side by side (stats/seed.h): only when the comparison
  * has the three roles (mainline, rt, rt-adaptive, or --seed-roles). */
 static void seed_2008(struct strbuf *sb, const struct comparison *c)
@@ -641,7 +662,8 @@ static void seed_2008(struct strbuf *sb, const struct comparison *c)
 		history_cells(sb, rows[i][3], rows[i][4], rows[i][5]);
 		sb_adds(sb, "</tr>");
 	}
-	sb_adds(sb, "</table><p class=\"small\">2008: dbench 1500, ~170 and ~700 MB/s; hackbench "
+	dbench_setup(sb, c);
+	sb_adds(sb, "<p class=\"small\">2008: dbench 1500, ~170 and ~700 MB/s; hackbench "
 		"50 on a 4-way machine 3.9 s, 16.3&#8211;18.6 s and 4.8 s (LWN.net, 2008). dbench: "
 		"kbench's dbench has so far shown no RT penalty under TCG (issue 14: the study of "
 		"why is not done), so its row says nothing about adaptive spinning yet. The lock "

@@ -708,6 +708,47 @@ static void test_seed_ratios(void **state)
 	assert_int_equal(seed_compute(&h, g, 2000, 2008, &r), -1);
 }
 
+/* The 2008 table's HTML: the three roles' rows, and the dbench setup its
+ * row describes, read from the suite the runs recorded. */
+static void test_seed_html(void **state)
+{
+	static const char *const names[] = { "mainline", "rt", "rt-adaptive" };
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	(void)state;
+	gsl_rng_set(r, 11);
+	cmp_opts_init(&o);
+	for (int k = 0; k < 3; k++) {
+		struct synth_opts so = { .variant = names[k], .iterations = 3, .hist_buckets = 50,
+					 .accel = "tcg" };
+		json_object *d = synth_doc(&so, synth_quick, SYNTH_QUICK_N, r), *ws, *p;
+		ws = json_object_object_get(json_object_object_get(d, "suite"), "workloads");
+		for (size_t i = 0; i < json_object_array_length(ws); i++) {
+			json_object *w = json_object_array_get_idx(ws, i);
+			if (strcmp(json_object_get_string(json_object_object_get(w, "workload")),
+				   "dbench"))
+				continue;
+			p = json_object_object_get(w, "params");
+			json_object_object_add(p, "clients", json_object_new_int(8));
+			json_object_object_add(p, "fs", json_object_new_string("tmpfs"));
+		}
+		add_doc(&in, d, names[k], NULL);
+	}
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	report_html(&c, &sb);
+	assert_non_null(strstr(sb.buf, "The 2008 table, side by side"));
+	assert_non_null(strstr(sb.buf, "dbench here: 8 clients for 10 s on tmpfs, 2 vCPUs."));
+	assert_non_null(strstr(sb.buf, "hackbench (1 / time)"));
+	sb_release(&sb);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	gsl_rng_free(r);
+}
+
 /* make seed's suite loads, and its three roles compare like with like:
  * one tree, one base config, the same patched binary for rt and
  * rt-adaptive (patches and fragments equal), mainline without RT. */
@@ -766,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_report_html),
 		cmocka_unit_test(test_report_subject),
 		cmocka_unit_test(test_seed_ratios),
+		cmocka_unit_test(test_seed_html),
 		cmocka_unit_test(test_seed_suite),
 	};
 	kb_quiet = 1;

@@ -585,6 +585,19 @@ static void test_commands(void **state)
 	check_command(&dbench_ops, KV("clients=8", "duration=60", "loadfile=/opt/x.txt"),
 		      "/usr/bin/dbench -t 60 -c /opt/x.txt -D /scratch 8", "", 60 + 12 + 120,
 		      "/scratch", 1);
+	/* on tmpfs: no scratch disk, the clients work in /dev/shm */
+	check_command(&dbench_ops, KV("clients=4", "fs=tmpfs"),
+		      "/usr/bin/dbench -t 10 -c /usr/share/dbench/client.txt -D /dev/shm 4", "",
+		      10 + 2 + 120, "/dev/shm", 0);
+	{ /* not on the host's own /dev/shm (the local backend) */
+		void *p = params_with(&dbench_ops, 2, KV("fs=tmpfs"));
+		struct guest_cmd c;
+		guest_cmd_init(&c);
+		c.native = 1;
+		assert_int_equal(dbench_ops.command(p, &c), -1);
+		guest_cmd_release(&c);
+		free(p);
+	}
 	check_command(&cyclictest_ops, NOKV,
 		      "/usr/bin/cyclictest -q -t 2 -p 95 --policy=fifo -i 1000 -D 10s -h 10000 -m",
 		      "", 70, "", 0);
