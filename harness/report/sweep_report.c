@@ -273,30 +273,53 @@ static void counters_table(struct strbuf *sb, const struct comparison *c, const 
 	sb_adds(sb, "</table>\n");
 }
 
-/* hackbench's headline metric against cyclictest's p99 under load, one
- * dot per point: the throughput-latency trade-off (when both ran). */
-static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
+/* A cyclictest histogram figure: p99 (pct[2]), p99.9 (pct[3]) or max. */
+enum lat_stat { LAT_P99, LAT_P999, LAT_MAX };
+static const char *const lat_stat_name[] = { "p99", "p99.9", "max" };
+
+static double lat_value(const struct cmp_hist *h, enum lat_stat st)
 {
-	const struct cmp_metric *m = NULL;
-	const struct cmp_latency *lat = NULL;
+	return st == LAT_MAX ? h->max : h->pct[st == LAT_P99 ? 2 : 3];
+}
+
+/* The throughput-latency trade-off's two sides: hackbench's headline
+ * metric (else dbench's) and the first cyclictest under load. */
+static void tradeoff_sides(const struct comparison *c, const struct cmp_metric **m,
+			   const struct cmp_latency **lat)
+{
+	*m = NULL;
+	*lat = NULL;
+	for (int pass = 0; pass < 2 && !*m; pass++)
+		for (size_t i = 0; i < c->nm && !*m; i++)
+			if (!strcmp(c->m[i].workload, pass ? "dbench" : "hackbench") && c->m[i].primary)
+				*m = &c->m[i];
+	for (size_t l = 0; l < c->nlat && !*lat; l++)
+		if (strstr(c->lat[l].label, "load"))
+			*lat = &c->lat[l];
+}
+
+/* That metric against the latency figure ST under load, one dot per
+ * point (when both ran). */
+static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const struct sweep *sw,
+			   enum lat_stat st)
+{
+	const struct cmp_metric *m;
+	const struct cmp_latency *lat;
 	struct svg_frame f = { 620, 320, 70, 30, 36, 50, 0, 1, 1 };
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-	char label[KB_ID_MAX + 1], num[32];
-	const char *title[] = { "trade-off: p99 under load against", NULL, NULL };
-	for (size_t i = 0; i < c->nm && !m; i++)
-		if (!strcmp(c->m[i].workload, "hackbench") && c->m[i].primary)
-			m = &c->m[i];
-	for (size_t l = 0; l < c->nlat && !lat; l++)
-		if (strstr(c->lat[l].label, "load"))
-			lat = &c->lat[l];
+	char label[KB_ID_MAX + 1], num[32], head[64];
+	const char *title[] = { head, NULL, NULL };
+	tradeoff_sides(c, &m, &lat);
 	if (!m || !lat)
 		return;
+	snprintf(head, sizeof(head), "trade-off: %s under load against", lat_stat_name[st]);
 	title[1] = m->label;
 	title[2] = m->name;
 	for (size_t g = 0; g < c->ng; g++)
 		if (m->cell[g].n && lat->h[g].ok) {
+			double y = lat_value(&lat->h[g], st);
 			xlo = fmin(xlo, m->cell[g].center), xhi = fmax(xhi, m->cell[g].center);
-			ylo = fmin(ylo, lat->h[g].pct[2]), yhi = fmax(yhi, lat->h[g].pct[2]);
+			ylo = fmin(ylo, y), yhi = fmax(yhi, y);
 		}
 	if (!isfinite(xlo))
 		return;
@@ -318,14 +341,14 @@ static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const 
 	cmp_fmt_num(num, sizeof(num), xhi);
 	sb_addf(sb, "%s); y: ", num);
 	report_escape(sb, lat->label);
-	sb_adds(sb, " p99 (us)</text>\n");
+	sb_addf(sb, " %s (us)</text>\n", lat_stat_name[st]);
 	for (size_t i = 0; i < sweep_npoints(sw); i++) {
 		long g = point_group(c, sw, i);
 		double x, y;
 		if (g < 0 || !m->cell[g].n || !lat->h[g].ok)
 			continue;
 		x = f.L + 10 + (m->cell[g].center - xlo) / (xhi - xlo) * (svg_pw(&f) - 20);
-		y = svg_y(&f, lat->h[g].pct[2]);
+		y = svg_y(&f, lat_value(&lat->h[g], st));
 		sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%zu</text>\n", x, y, x + 5, y - 4,
 			i + 1);
@@ -337,6 +360,59 @@ static void tradeoff_chart(struct strbuf *sb, const struct comparison *c, const 
 		report_escape(sb, strchr(label, '@') + 1);
 	}
 	sb_adds(sb, "</p>\n");
+}
+
+/* The trade-off as numbers, one row per point: the throughput metric's
+ * center and interval, and p99, p99.9 and max under load. */
+static void tradeoff_table(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
+{
+	const struct cmp_metric *m;
+	const struct cmp_latency *lat;
+	char label[KB_ID_MAX + 1], num[32];
+	tradeoff_sides(c, &m, &lat);
+	if (!m || !lat)
+		return;
+	sb_adds(sb, "<h2>Trade-off per point</h2>\n<table><tr><th>#</th><th>point</th><th>");
+	report_escape(sb, m->label);
+	sb_adds(sb, " ");
+	report_escape(sb, m->name);
+	sb_addf(sb, " (%s) [95%%]</th>", m->unit);
+	for (int st = LAT_P99; st <= LAT_MAX; st++) {
+		sb_adds(sb, "<th>");
+		report_escape(sb, lat->label);
+		sb_addf(sb, " %s (us)</th>", lat_stat_name[st]);
+	}
+	sb_adds(sb, "</tr>\n");
+	for (size_t i = 0; i < sweep_npoints(sw); i++) {
+		long g = point_group(c, sw, i);
+		sweep_label(sw, i, label, sizeof(label));
+		sb_addf(sb, "<tr><td>%zu</td><td style=\"text-align:left\">", i + 1);
+		report_escape(sb, strchr(label, '@') + 1);
+		sb_adds(sb, "</td><td>");
+		if (g >= 0 && m->cell[g].n) {
+			cmp_fmt_num(num, sizeof(num), m->cell[g].center);
+			sb_adds(sb, num);
+			if (isfinite(m->cell[g].center_lo) && isfinite(m->cell[g].center_hi)) {
+				cmp_fmt_num(num, sizeof(num), m->cell[g].center_lo);
+				sb_addf(sb, " [%s, ", num);
+				cmp_fmt_num(num, sizeof(num), m->cell[g].center_hi);
+				sb_addf(sb, "%s]", num);
+			}
+		} else {
+			sb_adds(sb, "&#8211;");
+		}
+		sb_adds(sb, "</td>");
+		for (int st = LAT_P99; st <= LAT_MAX; st++) {
+			if (g >= 0 && lat->h[g].ok) {
+				cmp_fmt_num(num, sizeof(num), lat_value(&lat->h[g], st));
+				sb_addf(sb, "<td>%s</td>", num);
+			} else {
+				sb_adds(sb, "<td>&#8211;</td>");
+			}
+		}
+		sb_adds(sb, "</tr>\n");
+	}
+	sb_adds(sb, "</table>\n");
 }
 
 static void sweep_html(struct strbuf *sb, const struct comparison *c, const struct sweep *sw)
@@ -357,13 +433,15 @@ static void sweep_html(struct strbuf *sb, const struct comparison *c, const stru
 	sb_adds(sb, "<div class=\"row\"><div class=\"charts\">\n");
 	for (size_t m = 0; m < c->nm; m++)
 		metric_chart(sb, c, sw, m);
-	tradeoff_chart(sb, c, sw);
+	for (int st = LAT_P99; st <= LAT_MAX; st++)
+		tradeoff_chart(sb, c, sw, st);
 	sb_adds(sb, "</div><div class=\"side\"><h2>Lock counters per point</h2>\n");
 	sb_adds(sb, "<p>Columns: the points (");
 	for (size_t k = 0; k < sw->nknobs; k++)
 		sb_addf(sb, "%s%s", k ? ", then " : "", sw->k[k].name);
 	sb_adds(sb, ").</p>\n");
 	counters_table(sb, c, sw);
+	tradeoff_table(sb, c, sw);
 	sb_adds(sb, "</div></div>\n");
 	report_subject(sb, c);
 	sb_adds(sb, "</body></html>\n");

@@ -4,7 +4,8 @@
 # spin bound, one round of a tiny suite. Checks: exit 0; each point's run
 # booted with its own value in place of the variant's (the guest's
 # /sys/module/rtmutex/parameters); sweep.json holds both points with
-# metrics; sweep.html and the comparison exist; the test subject (the
+# metrics; sweep.html (with the trade-off against p99, p99.9 and max under
+# load) and the comparison exist; the test subject (the
 # reference patch, each point's knobs) is in sweep.json, comparison.json
 # and both pages; --resume reruns nothing;
 # bad --param values and names exit 2 before anything boots.
@@ -79,6 +80,13 @@ assert c["sweep"]["variant"] == "rt-adaptive-test" and c["status"] == "complete"
 print("points:", [p["label"] for p in pts])
 PY
 [ -s "$d/sweep.html" ] && grep -q "<svg" "$d/sweep.html" && ok "sweep.html has charts" || bad "sweep.html missing or without charts"
+# the throughput-latency trade-off: p99, p99.9 and max under load, as
+# charts and as a table with one row per point
+n=$(grep -c "trade-off: p99 under load\|trade-off: p99.9 under load\|trade-off: max under load" "$d/sweep.html")
+[ "$n" = 3 ] && grep -q "Trade-off per point" "$d/sweep.html" &&
+	[ "$(grep -o "<tr><td>[12]</td><td style=\"text-align:left\">spin_max_loops=" "$d/sweep.html" | wc -l)" = 2 ] &&
+	ok "sweep.html: the trade-off against p99, p99.9 and max, charts and table" ||
+	bad "sweep.html: the trade-off charts ($n of 3) or its table missing"
 [ -s "$d/report.html" ] && [ -s "$d/comparison.json" ] && ok "comparison written" || bad "no comparison"
 
 # resume a finished sweep: nothing boots again, the reports are rewritten

@@ -10,6 +10,9 @@
 #
 #   sh tests/tools/dbench_study.sh [-v "1 2 4"] [-c "1 2 4 8 16"] [-f "scratch tmpfs"]
 #        [-r ROUNDS] [-t SECONDS] [-k "mainline rt rt-adaptive"] [-l LOADFILE] [-o DIR]
+#        [-x "CAMPAIGN ARGS"]
+#
+# -x: more kbench campaign options, for instance "--busy-host wait".
 #
 # -f: where dbench's clients work (the dbench workload's fs option):
 # scratch is ext4 on the guest's virtio scratch disk, tmpfs is /dev/shm.
@@ -19,11 +22,11 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KB="$top/kbench"
 vcpus="1 2 4"; clients="1 2 4 8 16"; fss="scratch tmpfs"; rounds=5; secs=20
-kernels="mainline rt rt-adaptive"; loadfile=""; out="$top/reports/dbench-study"
-while getopts v:c:f:r:t:k:l:o: o; do
+kernels="mainline rt rt-adaptive"; loadfile=""; out="$top/reports/dbench-study"; extra=""
+while getopts v:c:f:r:t:k:l:o:x: o; do
 	case $o in
 	v) vcpus=$OPTARG ;; c) clients=$OPTARG ;; f) fss=$OPTARG ;; r) rounds=$OPTARG ;; t) secs=$OPTARG ;;
-	k) kernels=$OPTARG ;; l) loadfile=$OPTARG ;; o) out=$OPTARG ;;
+	k) kernels=$OPTARG ;; l) loadfile=$OPTARG ;; o) out=$OPTARG ;; x) extra=$OPTARG ;;
 	*) echo "usage: see the head of $0" >&2; exit 2 ;;
 	esac
 done
@@ -43,7 +46,7 @@ for v in $vcpus; do
 			"$KB" campaign --resume "$id" --reports "$out"
 		else
 			"$KB" campaign --kernels "$kernels" --baseline "${kernels%% *}" --suite "$suite" \
-				--iterations "$rounds" --vcpus "$v" --id "$id" --reports "$out"
+				--iterations "$rounds" --vcpus "$v" --id "$id" --reports "$out" $extra
 		fi
 		rc=$?
 		[ "$rc" = 0 ] || { echo "dbench_study: campaign $id exited $rc" >&2; exit "$rc"; }
