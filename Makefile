@@ -256,8 +256,9 @@ seed: deps all
 
 .PHONY: seed
 
-# The dbench study's tooling (issue 14; not yet run): campaigns of the seed
-# trio across vCPUs and clients, tabulated with lock counters.
+# The dbench study (docs/comparison.md): campaigns of the seed trio across
+# filesystems, vCPUs and clients, tabulated with lock counters
+# (STUDY_ARGS: tests/tools/dbench_study.sh's options).
 dbench-study: deps all
 	sh tests/tools/dbench_study.sh $(STUDY_ARGS)
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # dbench_study.sh - where does dbench's lock contention live? (issue 14)
-# NOT YET RUN: written for the study, never run at its size (a busy shared
-# host distorts TCG figures 4-10x). For every vCPU count and client count
+# Run for docs/comparison.md "The dbench study" (2 vCPUs, 2 and 8 clients,
+# both filesystems, 3 rounds of 15 s; never on a busy host: it distorts
+# TCG figures 4-10x). For every filesystem, vCPU count and client count
 # it runs one interleaved campaign of the seed trio (mainline, rt,
 # rt-adaptive; make seed's variants), then tabulates per point dbench
 # MB/s per variant, RT and adaptive relative to mainline and the gap
