@@ -114,7 +114,10 @@ build() {
 	cp -L "$d/rootfs/vmlinuz" "$d/vmlinuz"
 	cp -L "$d/rootfs/initrd.img" "$d/initrd.img"
 	cat "$d/rootfs/usr/lib/grub/i386-pc/lnxboot.img" "$d/rootfs/boot/grub/core.img" >"$d/grub.lnx"
-	mkfs.ext4 -q -F -L kbench-lab -d "$d/rootfs" "$d/root.img.tmp" 6G
+	# mke2fs says "Creating regular file" on stdout even with -q: stdout is
+	# the image directory here
+	mkfs.ext4 -q -F -L kbench-lab -d "$d/rootfs" "$d/root.img.tmp" 6G >&2 ||
+		die "mkfs.ext4 of the lab image failed"
 	rm -rf "$d/rootfs"
 	mv "$d/root.img.tmp" "$d/root.img"
 	echo "labvm: image built in $(($(date +%s) - t0)) s: $d" >&2
