@@ -9,9 +9,9 @@
 
 #define DBENCH_PATH "/usr/bin/dbench"
 #define DBENCH_LOADFILE "/usr/share/dbench/client.txt"
-/* fs = tmpfs: the fresh tmpfs every kbench guest mounts (agent.c; an
- * ssh target boots that guest too); dbench removes its client trees when
- * it ends. Not for the local backend (dbench_command). */
+/* fs = tmpfs: the fresh tmpfs the agent mounts as a QEMU guest's init
+ * (agent.c); dbench removes its client trees when it ends. Not where the
+ * agent runs on a machine's own userspace (dbench_command). */
 #define DBENCH_TMPFS "/dev/shm"
 /* Operation kinds in the table (dbench 4.0 has about 20). */
 #define DB_MAX_OPS 64
@@ -91,11 +91,12 @@ static int dbench_command(const void *params, struct guest_cmd *cmd)
 	const struct dbench_params *p = params;
 	const char *dir = p->fs == DB_FS_TMPFS ? DBENCH_TMPFS : cmd->scratch;
 
-	/* natively /dev/shm is the host's own, shared with everything else:
-	 * kbench never works in what it did not make */
-	if (p->fs == DB_FS_TMPFS && cmd->native) {
-		error("dbench: fs = tmpfs works in a kbench guest's own " DBENCH_TMPFS
-		      "; on this machine give --scratch a directory on a tmpfs instead");
+	/* on this host (local) or a remote machine's own userspace (ssh)
+	 * /dev/shm is that system's, shared with everything else: kbench
+	 * never works in what it did not make */
+	if (p->fs == DB_FS_TMPFS && (cmd->native || cmd->target)) {
+		error("dbench: fs = tmpfs works in a QEMU guest's own " DBENCH_TMPFS "; here give "
+		      "the scratch directory (--scratch, or the target's scratch) on a tmpfs instead");
 		return -1;
 	}
 	strvec_push(&cmd->argv, DBENCH_PATH);

@@ -589,11 +589,16 @@ static void test_commands(void **state)
 	check_command(&dbench_ops, KV("clients=4", "fs=tmpfs"),
 		      "/usr/bin/dbench -t 10 -c /usr/share/dbench/client.txt -D /dev/shm 4", "",
 		      10 + 2 + 120, "/dev/shm", 0);
-	{ /* not on the host's own /dev/shm (the local backend) */
+	/* not in a system's own /dev/shm: this host's (local backend) or a
+	 * remote machine's (ssh target) */
+	for (int k = 0; k < 2; k++) {
 		void *p = params_with(&dbench_ops, 2, KV("fs=tmpfs"));
 		struct guest_cmd c;
 		guest_cmd_init(&c);
-		c.native = 1;
+		if (k)
+			c.target = 1;
+		else
+			c.native = 1;
 		assert_int_equal(dbench_ops.command(p, &c), -1);
 		guest_cmd_release(&c);
 		free(p);
