@@ -12,6 +12,7 @@ static const struct backend_ops *const backends[] = {
 	&qemu_backend,
 	&local_backend,
 	&ssh_backend,
+	&lava_backend,
 	NULL,
 };
 

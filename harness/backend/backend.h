@@ -31,6 +31,9 @@
 #define BK_CAP_NATIVE (1u << 8) /* the workloads run on this host, with its
 				 * tools and kbench's cache at their paths
 				 * (guest_cmd.native) */
+#define BK_CAP_NET_AGENT (1u << 9) /* the agent reaches kbench over the
+				    * guest's network (TCP): the image carries
+				    * the network driver (virtio_net) */
 
 /* What kbench makes (and removes) in a --scratch DIR: the workloads'
  * scratch directory, and the mark that DIR is kbench's to use. */
@@ -75,11 +78,20 @@ struct backend_ops {
 	int (*stop)(struct guest *g, double timeout_s);
 	/* Free g->priv (the guest is stopped). */
 	void (*release)(struct guest *g);
+	/* What the iteration's results say of where it ran (lava: the lab,
+	 * job id and URL, device), or NULL; called before release, after a
+	 * failed boot too. May be NULL. */
+	json_object *(*facts)(struct guest *g);
 };
 
 extern const struct backend_ops qemu_backend;
 extern const struct backend_ops local_backend;
 extern const struct backend_ops ssh_backend;
+extern const struct backend_ops lava_backend;
+/* The test steps of a LAVA job that run kbench's agent back to HOST:PORT
+ * (IPv4) over QEMU's user network, appended to STEPS; -1 for a bad HOST
+ * or PORT. (lava.c) */
+int lava_agent_steps(const char *host, int port, struct strvec *steps);
 /* One /dev/kmsg record (LEN bytes) as a console line ("[   12.345678]
  * text") appended to OUT; -1 if it is not a record. (local.c) */
 int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);

@@ -225,7 +225,7 @@ static int image_key(const struct kernel_image *k, const struct image_needs *nee
 		if (hash_add_file(key, needs->files.v[i]))
 			return -1;
 	}
-	if (k->moddir[0] && resolve_modules(k, needs->hostroot, mods))
+	if (k->moddir[0] && resolve_modules(k, IMAGE_NEEDS_KNEEDS(needs), mods))
 		return -1;
 	for (size_t i = 0; i < mods->n; i++)
 		sb_addf(key, "module %s\n", mods->v[i]);

@@ -79,9 +79,17 @@ struct lava_job_spec {
 	const char *kernel_url;  /* replaces a scalar "@kernel@" in the template */
 	const char *initrd_url;  /* "@initrd@" */
 	const char *modules_url; /* "@modules@" ("" = none may be asked for) */
+	const char *cmdline;     /* the variant's kernel command line: replaces
+				  * "@cmdline@" inside any scalar (a template
+				  * without it refuses a non-empty one) */
 	int job_timeout_s;
 	struct strvec steps;     /* the test's shell steps (kbench's agent) */
 };
+
+/* Can CMDLINE go into a template's scalar (letters, digits, space and
+ * . _ , = : / + - only: LAVA formats image_arg with Python's str.format
+ * and hands it to a shell-like split)? */
+int lava_cmdline_ok(const char *cmdline);
 
 /* The job definition: the template TEMPLATE (YAML text, TLEN bytes; a
  * mapping with at least "actions", a list holding its deploy and boot)

@@ -14,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* /lava-init: the modules kbench's guest loads (/etc/kbench/modules, the
- * list the agent reads as PID 1: virtio_blk and ext4 among them), the
+/* /lava-init: the mounts the agent makes as PID 1 (debugfs for the lock
+ * counters, a fresh tmpfs on /dev/shm for dbench's fs = tmpfs), the
+ * modules kbench's guest loads (/etc/kbench/modules, the list the agent
+ * reads as PID 1: virtio_blk, ext4 and, for the lava backend,
+ * virtio_net among them), the
  * by-uuid links LAVA mounts its overlay by (from the ext4 superblock:
  * busybox has no blkid), then a login shell on the console. */
 const char lava_init_script[] =
@@ -25,7 +28,10 @@ const char lava_init_script[] =
 	"mount -t proc proc /proc\n"
 	"mount -t sysfs sys /sys\n"
 	"mount -t devtmpfs dev /dev\n"
-	"mkdir -p /tmp /dev/disk/by-uuid\n"
+	"mkdir -p /tmp /dev/disk/by-uuid /dev/shm /dev/pts\n"
+	"mount -t debugfs debugfs /sys/kernel/debug\n"
+	"mount -t tmpfs -o mode=1777 tmpfs /dev/shm\n"
+	"mount -t devpts devpts /dev/pts\n"
 	"if [ -f /etc/kbench/modules ]; then\n"
 	"\twhile read -r m; do\n"
 	"\t\tcase \"$m\" in '' | '#'*) continue ;; esac\n"

@@ -122,6 +122,56 @@ static int fill_placeholders(yaml_document_t *d, const struct lava_job_spec *s, 
 	return 0;
 }
 
+int lava_cmdline_ok(const char *cmdline)
+{
+	for (const char *c = cmdline; c && *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr(" ._,=:/+-", *c)))
+			return 0;
+	return 1;
+}
+
+/* "@cmdline@" inside scalars replaced by the spec's command line; -1 with ERR
+ * for a command line that cannot go there or has no place to go. */
+static int fill_cmdline(yaml_document_t *d, const struct lava_job_spec *s, char *err,
+			size_t errlen)
+{
+	static const char ph[] = "@cmdline@";
+	const char *cl = s->cmdline ? s->cmdline : "";
+	int found = 0;
+	if (!lava_cmdline_ok(cl)) {
+		snprintf(err, errlen, "the kernel command line has a character LAVA's template "
+			 "cannot carry (letters, digits, space and . _ , = : / + - only)");
+		return -1;
+	}
+	for (yaml_node_t *n = d->nodes.start; n < d->nodes.top; n++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *v, *at;
+		if (n->type != YAML_SCALAR_NODE)
+			continue;
+		v = (const char *)n->data.scalar.value;
+		if (strlen(v) != n->data.scalar.length || !(at = strstr(v, ph)))
+			continue;
+		for (; at; v = at + sizeof(ph) - 1, at = strstr(v, ph)) {
+			sb_add(&sb, v, (size_t)(at - v));
+			sb_adds(&sb, cl);
+		}
+		sb_adds(&sb, v);
+		free(n->data.scalar.value);
+		n->data.scalar.value = (yaml_char_t *)strdup(sb.buf);
+		n->data.scalar.length = sb.len;
+		n->data.scalar.style = YAML_ANY_SCALAR_STYLE;
+		sb_release(&sb);
+		found = 1;
+	}
+	if (!found && *cl) {
+		snprintf(err, errlen, "job template: no @cmdline@ where the kernel command line "
+			 "goes, and this boot needs '%s'", cl);
+		return -1;
+	}
+	return 0;
+}
+
 /* The spec set on document D (its root a mapping with "actions"). */
 static int job_fill(yaml_document_t *d, const struct lava_job_spec *s, char *err, size_t errlen)
 {
@@ -133,7 +183,7 @@ static int job_fill(yaml_document_t *d, const struct lava_job_spec *s, char *err
 			 "(the deploy and boot actions)");
 		return -1;
 	}
-	if (fill_placeholders(d, s, err, errlen))
+	if (fill_placeholders(d, s, err, errlen) || fill_cmdline(d, s, err, errlen))
 		return -1;
 	map_set(d, root, "job_name", add_str(d, s->name));
 	if (s->device_type && *s->device_type)

@@ -33,7 +33,7 @@ static const char campaign_usage[] =
 	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
 	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S] [--boot-retries N]\n"
 	"         [--backend NAME] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
-	"         [--busy-wait S] [--target NAME [--keep]] [--scratch DIR]\n"
+	"         [--busy-wait S] [--target NAME [--keep] | --lab NAME] [--scratch DIR]\n"
 	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
 	"  runs every variant interleaved: iteration i of every variant before\n"
 	"  iteration i+1 of any, in an order shuffled per round (seeded, recorded);\n"
@@ -99,6 +99,8 @@ json_object *campaign_guest_json(const struct run_opts *ro)
 		json_object_object_add(g, "target", json_object_new_string(ro->target));
 	if (ro->keep)
 		json_object_object_add(g, "keep", json_object_new_boolean(1));
+	if (ro->lab)
+		json_object_object_add(g, "lab", json_object_new_string(ro->lab));
 	if (ro->scratch)
 		json_object_object_add(g, "scratch", json_object_new_string(ro->scratch));
 	return g;
@@ -126,6 +128,7 @@ int campaign_guest_read(json_object *g, const char *path, struct run_opts *ro)
 	ro->backend = jstr(g, "backend");
 	ro->target = jstr(g, "target");
 	ro->keep = json_object_get_boolean(jget(g, "keep"));
+	ro->lab = jstr(g, "lab");
 	ro->scratch = jstr(g, "scratch");
 	return 0;
 }

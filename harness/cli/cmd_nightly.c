@@ -427,7 +427,7 @@ static const char nightly_usage[] =
 	"usage: kbench nightly [--config FILE] [--variant V]... [--iterations N] [--night ID]\n"
 	"         [--reports DIR] [--history FILE] [--baseline NIGHT] [--runs DIR]...\n"
 	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
-	"         [--boot-retries N] [--backend NAME] [--target NAME [--keep]] [--scratch DIR]\n"
+	"         [--boot-retries N] [--backend NAME] [--target NAME [--keep] | --lab NAME] [--scratch DIR]\n"
 	"         [--noisy REASON]\n"
 	"  runs the variants of FILE (default configs/nightly.ini) as one night, records it in\n"
 	"  the history, judges every metric of each variant against its level (the last good\n"

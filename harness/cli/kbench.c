@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"              (a kernel you built; its config is found beside it in a tree)\n"
 		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
-		"              --backend NAME (how the guest runs; default qemu)\n"
+		"              --backend NAME (how the guest runs; default qemu), --lab NAME (a LAVA lab)\n"
 		"              --scratch DIR (local backend: an empty directory for dbench)\n"
 		"              --busy-threshold PCT (other processes' share of the host's CPU\n"
 		"              that flags an iteration busy; default 10)\n"
@@ -435,15 +435,16 @@ static int doctor_kernel(const char *name)
 	}
 	res = xcalloc(n + 1, sizeof(*res));
 	base = kernel_needs_check(&k, 0, res);
-	missing = kernel_needs_check(&k, 1, res);
+	missing = kernel_needs_check(&k, KNEED_HOSTROOT, res);
 	printf("kernel %s: %s\n  config: %s\n  modules: %s\n", name, k.release,
 	       k.config[0] ? k.config : "none (needs not checkable by config)",
 	       k.moddir[0] ? k.moddir : "none");
 	for (size_t i = 0; i < n; i++) {
 		const struct kneed *nd = res[i].need;
-		printf("  CONFIG_%-20s %-9s %s%s%s\n", nd->option, states[res[i].state], nd->what,
+		printf("  CONFIG_%-20s %-9s %s%s%s%s\n", nd->option, states[res[i].state], nd->what,
 		       nd->flags & KNEED_OPTIONAL ? " [optional]" : "",
-		       nd->flags & KNEED_HOSTROOT ? " [kbuild only]" : "");
+		       nd->flags & KNEED_HOSTROOT ? " [kbuild only]" : "",
+		       nd->flags & KNEED_NET ? " [lava only]" : "");
 		if (res[i].why[0])
 			printf("    %s\n", res[i].why);
 	}

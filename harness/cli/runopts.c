@@ -34,6 +34,7 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_SCRATCH: o->scratch = arg; break;
 	case RO_TARGET: o->target = arg; break;
 	case RO_KEEP: o->keep = 1; break;
+	case RO_LAB: o->lab = arg; break;
 	case RO_RUNID:
 		bad = id_check("--run-id", arg);
 		o->run_id = arg;

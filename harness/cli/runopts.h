@@ -13,12 +13,12 @@ enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
 	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
 	RO_KIMAGE, RO_KMODULES, RO_KCONFIG, RO_BUSY_THRESHOLD,
-	RO_TARGET, RO_KEEP,
+	RO_TARGET, RO_KEEP, RO_LAB,
 	RO_END /* a command's own options start here or above */
 };
 
 /* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend
- * --scratch --busy-threshold --target --keep */
+ * --scratch --busy-threshold --target --keep --lab */
 #define RUNOPTS_GUEST                                                      \
 	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
 	{ "memory", required_argument, NULL, RO_MEM },                     \
@@ -29,7 +29,8 @@ enum {
 	{ "scratch", required_argument, NULL, RO_SCRATCH },                \
 	{ "busy-threshold", required_argument, NULL, RO_BUSY_THRESHOLD }, \
 	{ "target", required_argument, NULL, RO_TARGET },                  \
-	{ "keep", no_argument, NULL, RO_KEEP }
+	{ "keep", no_argument, NULL, RO_KEEP },                            \
+	{ "lab", required_argument, NULL, RO_LAB }
 
 /* How much and where: --iterations --reports */
 #define RUNOPTS_WHERE                                                      \

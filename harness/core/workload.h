@@ -35,8 +35,13 @@ struct image_needs {
 	int target;
 	char tree[4096];
 	char tree_key[32];
+	/* set before prepare() is called: the agent talks to kbench over the
+	 * guest's network (BK_CAP_NET_AGENT), so the image carries its driver */
+	int net;
 };
-#define IMAGE_NEEDS_INIT { STRVEC_INIT, STRVEC_INIT, 0, "", "", 0, 0, "", "" }
+#define IMAGE_NEEDS_INIT { STRVEC_INIT, STRVEC_INIT, 0, "", "", 0, 0, "", "", 0 }
+/* The conditional kernel needs (kernel/needs.h KNEED_COND) NEEDS asks for. */
+#define IMAGE_NEEDS_KNEEDS(n) (((n)->hostroot ? 1 : 0) | ((n)->net ? 4 : 0))
 
 /* Where a remote machine keeps the kernel trees kbuild builds there (one
  * directory per tree key: linux/, the tree; obj-*, its prepared object

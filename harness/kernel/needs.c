@@ -20,6 +20,8 @@ const struct kneed kernel_needs[] = {
 	{ "9P_FS", "9p", "the host's toolchain share (kbuild)", KNEED_HOSTROOT },
 	{ "SERIAL_8250_CONSOLE", NULL, "the console log (kernel trouble scan)", KNEED_OPTIONAL },
 	{ "DEBUG_FS", NULL, "the adaptive-lock counters (debugfs)", KNEED_OPTIONAL },
+	{ "VIRTIO_NET", "virtio_net", "the agent's TCP channel on a LAVA device (lava backend)",
+	  KNEED_NET },
 	{ NULL, NULL, NULL, 0 },
 };
 
@@ -106,6 +108,13 @@ char kernel_config_state(const struct kernel_image *k, const char *option)
 	return c;
 }
 
+/* Does need ND apply to a run with the conditional needs WHICH (a mask of
+ * KNEED_COND's flags)? */
+static int kneed_applies(const struct kneed *nd, int which)
+{
+	return !(nd->flags & KNEED_COND & ~(unsigned)which);
+}
+
 int kneeds_eval(const char *config, const char *dep, const char *builtin, int hostroot,
 		struct kneed_result *res)
 {
@@ -113,7 +122,7 @@ int kneeds_eval(const char *config, const char *dep, const char *builtin, int ho
 	for (size_t i = 0; kernel_needs[i].option; i++) {
 		eval_one(&kernel_needs[i], config, dep, builtin, &res[i]);
 		if (res[i].state == KNEED_MISSING && !(kernel_needs[i].flags & KNEED_OPTIONAL) &&
-		    (hostroot || !(kernel_needs[i].flags & KNEED_HOSTROOT)))
+		    kneed_applies(&kernel_needs[i], hostroot))
 			missing++;
 	}
 	return missing;
@@ -157,7 +166,7 @@ static void refuse_each(const char *name, const char *what, const struct kneed_r
 	for (size_t i = 0; kernel_needs[i].option; i++) {
 		const struct kneed *nd = res[i].need;
 		if (res[i].state != KNEED_MISSING || (nd->flags & KNEED_OPTIONAL) ||
-		    (!hostroot && (nd->flags & KNEED_HOSTROOT)))
+		    !kneed_applies(nd, hostroot))
 			continue;
 		if (built)
 			error("kernel %s (%s) lacks %s (%s): kbench needs it for %s; add CONFIG_%s=y "
@@ -216,7 +225,7 @@ int kneeds_modules(const char *dep, const struct kneed_result *res, int hostroot
 		char *copy, *colon, *save = NULL;
 		struct strvec deps = STRVEC_INIT;
 		if (res[i].state != KNEED_MODULE || !dep ||
-		    (!hostroot && (res[i].need->flags & KNEED_HOSTROOT)) ||
+		    !kneed_applies(res[i].need, hostroot) ||
 		    !(line = module_line(dep, res[i].need->module)))
 			continue;
 		copy = xasprintf("%.*s", (int)strcspn(line, "\n"), line);

@@ -10,6 +10,10 @@
 
 #define KNEED_HOSTROOT 1u /* only with the toolchain share (kbuild) */
 #define KNEED_OPTIONAL 2u /* missing: noted, not refused */
+#define KNEED_NET 4u      /* only for an agent on the guest's network (lava) */
+/* The needs only some runs have: a HOSTROOT argument below is a mask of
+ * these (1 = KNEED_HOSTROOT, so 0 and 1 keep their old meaning). */
+#define KNEED_COND (KNEED_HOSTROOT | KNEED_NET)
 
 struct kneed {
 	const char *option; /* CONFIG_ symbol without the prefix */

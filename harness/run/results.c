@@ -471,6 +471,31 @@ static int check_repeats(json_object *w, const char *where, char *err, size_t le
 /* host.backend (a name: [a-z][a-z0-9_-]*, at most 32), host.backend_version
  * (a string) and host.target (a target's name), when present: older runs
  * lack them. */
+/* An iteration's "lava" object (the lava backend's facts): where it ran. */
+static int check_lava(json_object *it, const char *where, char *err, size_t len)
+{
+	json_object *l = json_object_object_get(it, "lava"), *id;
+	static const char *const strs[] = { "lab", "job_url", "device", "device_type", NULL };
+	if (!l)
+		return 0;
+	if (!json_object_is_type(l, json_type_object))
+		return verr(err, len, "%s: 'lava' should be an object", where);
+	id = json_object_object_get(l, "job_id");
+	if (!json_object_is_type(id, json_type_int) || json_object_get_int64(id) < 1)
+		return verr(err, len, "%s: lava 'job_id' should be a positive integer", where);
+	for (int i = 0; strs[i]; i++) {
+		json_object *v = json_object_object_get(l, strs[i]);
+		const char *s;
+		if (!json_object_is_type(v, json_type_string))
+			return verr(err, len, "%s: lava '%s' should be a string", where, strs[i]);
+		for (s = json_object_get_string(v); *s; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				return verr(err, len, "%s: lava '%s' has a control character", where,
+					    strs[i]);
+	}
+	return 0;
+}
+
 static int host_backend_check(json_object *host, char *err, size_t len)
 {
 	json_object *b = json_object_object_get(host, "backend");
@@ -592,7 +617,7 @@ int results_validate(json_object *doc, char *err, size_t len)
 		if (!strcmp(st, "failed") && need(it, "error", json_type_string, 0, where, err, len))
 			return -1;
 		if ((!strcmp(st, "ok") && need(it, "boot_s", json_type_double, 0, where, err, len)) ||
-		    check_host_noise(it, where, err, len))
+		    check_host_noise(it, where, err, len) || check_lava(it, where, err, len))
 			return -1;
 		wl = json_object_object_get(it, "workloads");
 		for (size_t j = 0; j < json_object_array_length(wl); j++) {

@@ -629,6 +629,12 @@ static enum iter_outcome iteration_boot(struct iter *it, struct guest *g)
 	test_hook(TEST_BEFORE_BOOT, &tc);
 	r = guest_boot(g, it->bp);
 	it->bp->cmdline = keep;
+	if (it->bk->facts) {
+		/* where it ran (lava: the job and device), a failed boot too */
+		json_object *f = it->bk->facts(g);
+		if (f)
+			json_object_object_add(it->ij, it->bk->name, f);
+	}
 	if (r) {
 		snprintf(err, sizeof(err), "boot failed: %s", g->err);
 		guest_release(g);
@@ -701,11 +707,12 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	if ((out = iteration_boot(it, &g)) != IT_OK)
 		return out;
 	/* the host beside the workloads: what else ran while they did (not
-	 * for a remote machine: this host's load is not the machine's) */
+	 * for a remote machine or a lab's device: this host's load is not
+	 * the machine's) */
 	hostnoise_sample(&h0);
 	out = iteration_workloads(it, &g, &work_s);
 	hostnoise_sample(&h1);
-	if (!(it->bk->caps & BK_CAP_TARGET) &&
+	if (!(it->bk->caps & (BK_CAP_TARGET | BK_CAP_NET_AGENT)) &&
 	    (hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
 		json_object_object_add(it->ij, "host_noise", hn);
 	if (out == IT_GUEST_LOST) {
@@ -1083,8 +1090,19 @@ static int bench_options(struct bench *b)
 	if (o->resume && resume_settings(b))
 		return -1;
 	parent_of(b->runs, b->res->reports, sizeof(b->res->reports));
-	if (!(b->bk = backend_lookup(b->o->backend ? b->o->backend : b->o->target ? "ssh" : NULL)))
+	if (b->o->target && b->o->lab)
+		return error("--target and --lab: a run is on one remote machine or on a lab, not both");
+	if (!(b->bk = backend_lookup(b->o->backend ? b->o->backend : b->o->target ? "ssh" :
+				     b->o->lab ? "lava" : NULL)))
 		return -1;
+	if (b->o->lab && strcmp(b->bk->name, "lava"))
+		return error("--lab names a LAVA lab, which backend '%s' does not run on: use "
+			     "--backend lava (or leave --backend out)", b->bk->name);
+	if (!b->o->lab && !strcmp(b->bk->name, "lava"))
+		return error("backend 'lava' needs --lab NAME (a file in configs/labs/)");
+	if (b->o->lab && (o->vcpus > 0 || o->mem_mb > 0))
+		return error("--vcpus and --memory size a QEMU guest; a lab's device is what its job "
+			     "template makes it (docs/lab.md)");
 	if (bench_target(b))
 		return -1;
 	if (b->o->scratch && !(b->bk->caps & BK_CAP_SCRATCH_DIR))
@@ -1098,6 +1116,8 @@ static int bench_options(struct bench *b)
 		b->mem = host_mem_mb();
 	}
 	b->bkparams = backend_params_new(b->bk);
+	if (b->o->lab && backend_param_set(b->bk, b->bkparams, "lab", b->o->lab))
+		return -1;
 	if (b->o->target && (backend_param_set(b->bk, b->bkparams, "target", b->o->target) ||
 			     (b->o->keep && backend_param_set(b->bk, b->bkparams, "keep", "yes"))))
 		return -1;
@@ -1295,6 +1315,7 @@ static int bench_prepare(struct bench *b)
 	}
 	/* after the kernel: a kbuild disk's tree comes from the same source cache */
 	b->needs.target = (b->bk->caps & BK_CAP_TARGET) != 0;
+	b->needs.net = (b->bk->caps & BK_CAP_NET_AGENT) != 0;
 	for (size_t i = 0; !local && i < b->s.n; i++)
 		if (b->s.w[i].ops->prepare(b->s.w[i].params, &b->needs))
 			return -1;
@@ -1306,7 +1327,7 @@ static int bench_prepare(struct bench *b)
 	/* QEMU's guest needs; a target boots with its own userspace */
 	if (bench_boot_params(b) ||
 	    (!local && !(b->bk->caps & BK_CAP_TARGET) &&
-	     kernel_needs_refuse(b->v.name, &b->k, b->needs.hostroot)) ||
+	     kernel_needs_refuse(b->v.name, &b->k, IMAGE_NEEDS_KNEEDS(&b->needs))) ||
 	    (!local && !(b->bk->caps & BK_CAP_TARGET) &&
 	     image_build(&b->k, &b->needs, agent, b->initrd, sizeof(b->initrd))))
 		return -1;
@@ -1500,6 +1521,15 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 		b.doc = NULL;
 	}
 out:
+	if (!b.old && res->dir[0] && res->results[0] && !path_exists(res->results)) {
+		/* refused before its document (a lab's token, a target that
+		 * does not answer): no empty run directory left behind; rmdir
+		 * removes only what is still empty */
+		char con[KB_PATH_MAX + 16];
+		snprintf(con, sizeof(con), "%s/console", res->dir);
+		if (!rmdir(con))
+			rmdir(res->dir);
+	}
 	if (kb_interrupted && ret == KB_EXIT_USAGE) {
 		/* a step that failed because Ctrl-C or SIGTERM killed its
 		 * child is an interruption, not bad input: exit as one */

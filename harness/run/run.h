@@ -35,6 +35,8 @@ struct run_opts {
 				 * (configs/targets/); implies --backend ssh */
 	int keep;               /* --keep: leave the variant booted and kbench's
 				 * files on the target */
+	const char *lab;        /* --lab NAME|PATH: the lava backend's lab
+				 * (configs/labs/); implies --backend lava */
 	const char *scratch;    /* --scratch DIR: the local backend's scratch
 				 * directory (a backend with BK_CAP_SCRATCH_DIR) */
 	double busy_threshold;  /* --busy-threshold: other processes' share of

@@ -10,7 +10,13 @@
 #  - the token file is mode 0600;
 #  - stop leaves no process and no worker configuration behind (LAVA's
 #    daemons are found by name too: gunicorn renames itself).
-# Not here yet (docs/lab.md, "Not built yet"): the lava backend.
+#  - the lava backend: kbench run --lab on mainline-stock (hackbench,
+#    dbench on tmpfs, cyclictest): results.json validates, names the job,
+#    its URL and device; the console log is the job log's; LAVA says the
+#    job completed; Ctrl-C during a job leaves it Canceled in LAVA; the
+#    token is in no output or report.
+# Not here yet (docs/lab.md): campaigns on a lab, --resume of a job, a
+# panicking kernel.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
@@ -111,6 +117,90 @@ if grep -q "Finished Complete" "$tmp/probe.out" && grep -q "measurement pass 2.2
 	ok "the probe job completed in $(($(date +%s) - t)) s, its measurement back"
 else
 	bad "the probe job did not complete with its measurement (logs: $dir/log)"
+fi
+
+# the lava backend: kbench run --lab on a stock kernel, each iteration a
+# job on one of the lab's devices, the agent back over TCP
+t=$(date +%s)
+printf '%s\n' '[suite]' 'name = lab-smoke' 'iterations = 1' '[hackbench]' 'groups = 2' \
+	'loops = 50' '[dbench]' 'clients = 2' 'duration = 3' 'fs = tmpfs' '[cyclictest]' \
+	'priority = 95' 'interval = 1000' 'histogram = 2000' 'duration = 3' 'load = none' \
+	>"$tmp/lab-suite.ini"
+expect_exit 0 "$KB" run --lab "$tmp/good.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
+	--reports "$tmp/r" --run-id lab1
+cp "$tmp/out" "$tmp/run.out"
+cat "$tmp/run.out" >>"$tmp/all.out"
+grep 'kbench: lab\|kbench: iteration' "$tmp/run.out"
+res="$tmp/r/runs/lab1/results.json"
+expect_exit 0 "$KB" validate "$res"
+python3 - "$res" "$port" >"$tmp/o" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "complete", d["status"]
+assert d["host"]["backend"] == "lava", d["host"]
+it = d["iterations"][0]
+assert it["status"] == "ok", it
+l = it["lava"]
+assert l["job_id"] >= int(sys.argv[2]) * 1000, l
+assert l["device"] in ("qemu-01", "qemu-02"), l
+assert l["job_url"] == "http://127.0.0.1:%s/scheduler/job/%d" % (sys.argv[2], l["job_id"]), l
+assert [w["status"] for w in it["workloads"]] == ["ok"] * 3, it["workloads"]
+m = {w["label"]: w["metrics"] for w in it["workloads"]}
+assert m["hackbench"]["time"]["value"] > 0 and m["dbench"]["throughput"]["value"] > 0, m
+print("job", l["job_id"], "on", l["device"], "hackbench", m["hackbench"]["time"]["value"], "s")
+PY
+if [ $? = 0 ]; then
+	ok "kbench run --lab: $(cat "$tmp/o"), in $(($(date +%s) - t)) s"
+else
+	bad "kbench run --lab: results.json"
+	cat "$tmp/o" "$tmp/run.out"
+fi
+con="$tmp/r/runs/lab1/console/iter-1.log"
+grep -q "Linux version" "$con" && grep -q "kbench-agent: ready (tcp)" "$con" &&
+	ok "the job log's console is the iteration's console log" || bad "no console from the job log in $con"
+job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iterations"][0]["lava"]["job_id"])' "$res")
+# state JOB: LAVA's "STATE HEALTH" of the job, through the API
+state() {
+	python3 - "$port" "$dir/token" "$1" <<'PY'
+import json, sys, urllib.request
+port, tok, jid = sys.argv[1:4]
+req = urllib.request.Request("http://127.0.0.1:%s/api/v0.2/jobs/%s/" % (port, jid),
+                             headers={"Authorization": "Token " + open(tok).read().strip()})
+j = json.load(urllib.request.urlopen(req, timeout=30))
+print(j["state"], j["health"])
+PY
+}
+[ "$(state "$job")" = "Finished Complete" ] && ok "LAVA says job $job Finished Complete" ||
+	bad "LAVA says job $job is $(state "$job")"
+
+# Ctrl-C while the job runs: kbench cancels it in LAVA before it exits
+t=$(date +%s)
+"$KB" run --lab "$tmp/good.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
+	--reports "$tmp/r" --run-id lab2 >"$tmp/int.out" 2>&1 &
+kpid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q "Running on" "$tmp/int.out"; do sleep 1; i=$((i + 1)); done
+kill -INT $kpid
+wait $kpid
+rc=$?
+cat "$tmp/int.out" >>"$tmp/all.out"
+job2=$(sed -n 's/.*job \([0-9]*\) submitted.*/\1/p' "$tmp/int.out" | head -1)
+if [ $rc != 0 ] && [ -n "$job2" ] && [ "$(state "$job2")" = "Finished Canceled" ]; then
+	ok "Ctrl-C: kbench exit $rc, LAVA says job $job2 Finished Canceled ($(($(date +%s) - t)) s)"
+else
+	bad "Ctrl-C: exit $rc, job '$job2' is $([ -n "$job2" ] && state "$job2")"
+	tail -20 "$tmp/int.out"
+fi
+# a wrong token: refused before any job, exit 2, no run directory left
+expect_exit 2 "$KB" run --lab "$tmp/wrong.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
+	--reports "$tmp/r" --run-id badtoken
+expect_out "refused the token"
+[ -e "$tmp/r/runs/badtoken" ] && bad "a refused token left the run directory $tmp/r/runs/badtoken"
+cat "$tmp/out" >>"$tmp/all.out"
+if grep -rq -- "$token" "$tmp/all.out" "$tmp/r"; then
+	bad "the lab's token is in kbench's output or reports"
+else
+	ok "the token is in no run output or report"
 fi
 
 t=$(date +%s)

@@ -201,6 +201,41 @@ static void test_validate(void **state)
 	gsl_rng_free(r);
 }
 
+/* results.json: an iteration's "lava" facts (the lava backend: where it
+ * ran) are checked like the rest of what a run writes. */
+static void test_validate_lava(void **state)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct synth_opts so = { .variant = "a", .iterations = 1 };
+	json_object *doc, *it, *l;
+	char err[512] = "";
+	(void)state;
+	gsl_rng_set(r, 5);
+	doc = synth_doc(&so, synth_quick, SYNTH_QUICK_N, r);
+	it = json_object_array_get_idx(jget(doc, "iterations"), 0);
+	l = json_object_new_object();
+	jset_str(l, "lab", "example");
+	jset(l, "job_id", json_object_new_int64(18791001));
+	jset_str(l, "job_url", "http://127.0.0.1:18791/scheduler/job/18791001");
+	jset_str(l, "device", "qemu-01");
+	jset_str(l, "device_type", "qemu");
+	jset(it, "lava", l);
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	jset(l, "job_id", json_object_new_int(0));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "job_id"));
+	jset(l, "job_id", json_object_new_int(7));
+	jset_str(l, "device", "qemu-01\x1b[2J");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "control character"));
+	json_object_object_del(l, "device");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	jset(it, "lava", json_object_new_string("qemu-01"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_put(doc);
+	gsl_rng_free(r);
+}
+
 /* Busy iterations are warned about; results without host noise give no
  * warning and no new key (the golden outputs stay byte for byte). */
 static void test_compare_warns(void **state)
@@ -284,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_own_tree),
 		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_validate_lava),
 		cmocka_unit_test(test_compare_warns),
 		cmocka_unit_test(test_vanished_pid),
 	};

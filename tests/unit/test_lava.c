@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/lava_api.h"
 #include "backend/lava_log.h"
 #include "core/lab.h"
@@ -380,8 +381,42 @@ static void test_job_yaml(void **state)
 			    evil);
 	assert_null(node_at(&d, "actions/3"));
 	assert_null(strstr(out.buf, "@kernel@"));
+	/* no command line: the template's own, @cmdline@ gone */
+	assert_string_equal(scalar_at(&d, "actions/0/deploy/images/kernel/image_arg"),
+			    "-kernel {kernel} -append \"console=ttyS0 rdinit=/lava-init \"");
 	yaml_document_delete(&d);
 	yaml_parser_delete(&p);
+	/* the variant's command line (the lock knobs) inside the value */
+	s.cmdline = "rtmutex.spin_max_loops=100 rtmutex.lateral_steal=0";
+	sb_reset(&out);
+	assert_int_equal(lava_job_yaml(tmpl.buf, tmpl.len, &s, &out, err, sizeof(err)), 0);
+	assert_true(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (unsigned char *)out.buf, out.len);
+	assert_true(yaml_parser_load(&p, &d));
+	assert_string_equal(scalar_at(&d, "actions/0/deploy/images/kernel/image_arg"),
+			    "-kernel {kernel} -append \"console=ttyS0 rdinit=/lava-init "
+			    "rtmutex.spin_max_loops=100 rtmutex.lateral_steal=0\"");
+	yaml_document_delete(&d);
+	yaml_parser_delete(&p);
+	/* one LAVA's str.format or its split would misread: refused */
+	s.cmdline = "a={kernel}";
+	assert_int_equal(lava_job_yaml(tmpl.buf, tmpl.len, &s, &out, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "kernel command line"));
+	s.cmdline = "a=\" -hda /etc/shadow";
+	assert_int_equal(lava_job_yaml(tmpl.buf, tmpl.len, &s, &out, err, sizeof(err)), -1);
+	assert_true(lava_cmdline_ok("quiet x.y=1,2 a/b:c+d-e_f"));
+	assert_false(lava_cmdline_ok("a;b"));
+	assert_false(lava_cmdline_ok("a\nb"));
+	/* a template without @cmdline@ cannot carry the knobs: refused, not
+	 * silently measured without them */
+	s.cmdline = "rtmutex.lateral_steal=0";
+	sb_reset(&out);
+	{
+		const char *bare = "device_type: qemu\nactions: [{boot: {method: qemu}}]\n";
+		assert_int_equal(lava_job_yaml(bare, strlen(bare), &s, &out, err, sizeof(err)), -1);
+	}
+	assert_non_null(strstr(err, "no @cmdline@"));
+	s.cmdline = NULL;
 	/* a placeholder kbench has nothing for */
 	s.initrd_url = "";
 	sb_reset(&out);
@@ -448,6 +483,24 @@ static void http_done(pid_t pid)
 /* The REST client against a server of the test's own: the token only in
  * the Authorization header, never in an error; no redirect followed; a
  * dead server named. */
+/* The lava backend's test steps: the network of QEMU's user net, then the
+ * agent back to kbench over TCP. */
+static void test_agent_steps(void **state)
+{
+	struct strvec v = STRVEC_INIT;
+	(void)state;
+	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, &v), 0);
+	assert_int_equal(v.n, 2);
+	assert_string_equal(v.v[0], "ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up && "
+				    "route add default gw 10.0.2.2");
+	assert_string_equal(v.v[1], "/init --transport=tcp:10.0.2.2:40123; echo kbench-agent-exit=$?");
+	assert_int_equal(lava_agent_steps("10.0.2.2; rm -rf /", 1, &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 0, &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 65536, &v), -1);
+	assert_int_equal(v.n, 2);
+	strvec_clear(&v);
+}
+
 static void test_http(void **state)
 {
 	static const char ok_devices[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -618,7 +671,7 @@ int main(void)
 		cmocka_unit_test(test_log_panic),   cmocka_unit_test(test_block),
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
 		cmocka_unit_test(test_http),        cmocka_unit_test(test_publish),
-		cmocka_unit_test(test_initrd),
+		cmocka_unit_test(test_initrd),      cmocka_unit_test(test_agent_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

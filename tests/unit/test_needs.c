@@ -99,6 +99,19 @@ static void test_trixie(void **state)
 	assert_string_equal(order.v[1], "kernel/drivers/block/virtio_blk.ko.xz");
 	assert_string_equal(order.v[5], "kernel/fs/ext4/ext4.ko.xz");
 	strvec_clear(&order);
+	/* the lava backend's agent talks TCP: virtio_net after its
+	 * dependencies, and only for it */
+	assert_int_equal(find(res, "VIRTIO_NET")->state, KNEED_MODULE);
+	assert_int_equal(kneeds_modules(dep, res, KNEED_NET, &order), 0);
+	assert_int_equal(order.n, 9);
+	assert_string_equal(order.v[6], "kernel/net/core/failover.ko.xz");
+	assert_string_equal(order.v[7], "kernel/drivers/net/net_failover.ko.xz");
+	assert_string_equal(order.v[8], "kernel/drivers/net/virtio_net.ko.xz");
+	strvec_clear(&order);
+	assert_int_equal(kneeds_modules(dep, res, KNEED_HOSTROOT, &order), 0);
+	for (size_t i = 0; i < order.n; i++)
+		assert_null(strstr(order.v[i], "virtio_net"));
+	strvec_clear(&order);
 	free(cfg);
 	free(dep);
 	free(bi);

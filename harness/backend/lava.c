@@ -1,0 +1,434 @@
+/* lava.c - the lava backend: each iteration is a LAVA job on a lab's device
+ * (core/lab.h names the lab; docs/lab.md).
+ *
+ * Per iteration kbench publishes the variant's kernel and a LAVA flavour of
+ * its cached initramfs (lava_initrd: kbench's image, unchanged, with
+ * /lava-init appended; the image carries virtio_net, BK_CAP_NET_AGENT),
+ * both under their content key so nothing is copied twice; it listens on
+ * 127.0.0.1 on an ephemeral port and submits a job (lava_job_yaml: the
+ * lab's template for the device type, with a test action appended) whose
+ * test step brings the device's network up and runs kbench's agent as an
+ * ordinary process, --transport=tcp back to kbench. guest.c then drives
+ * the agent as it drives a QEMU guest's. While kbench waits for the agent
+ * it shows the job's state (queued, on which device, running). On the
+ * agent's poweroff the job's test shell ends and the job finishes; a job
+ * that is still running when the iteration ends (a deadline, Ctrl-C, a
+ * lost agent) is cancelled through the API. The job log's console lines
+ * become the iteration's console log, so a panic is found there as with
+ * QEMU's serial console, and the job's id, URL and device go into the
+ * iteration's results (facts).
+ *
+ * LAVA's qemu devices put the guest on QEMU's user network, where 10.0.2.2
+ * is the host's loopback: kbench listens on 127.0.0.1 only. A lab whose
+ * devices sit on a real network needs an address they reach; that is not
+ * built (docs/lab.md). Everything the lab answers is untrusted (lava_log.c
+ * parses it); the token stays in memory (lava_api.c). */
+#include "backend/backend.h"
+#include "backend/lava_api.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The guest's side of QEMU's user network (LAVA's qemu device type). */
+#define LAVA_GUEST_ADDR "10.0.2.15"
+#define LAVA_HOST_ADDR "10.0.2.2"
+
+struct lava_params {
+	char lab[OPT_STR_MAX]; /* configs/labs/NAME.ini or a path (--lab) */
+};
+
+static const struct lava_params lava_defaults = { "" };
+
+static const struct opt_def lava_opts[] = {
+	{ "lab", OPT_STRING, offsetof(struct lava_params, lab), 0, 0, NULL,
+	  "the LAVA lab: configs/labs/NAME.ini or a path (--lab)" },
+	OPT_END
+};
+
+/* The run's lab (one run per process at a time: setup fills it). */
+static struct {
+	struct lab lab;
+	struct lava_conn conn;
+	int connected;
+	char template_path[KB_PATH_MAX];
+	struct strbuf tmpl;
+	char initrd_for[KB_PATH_MAX]; /* the image lava_initrd was made of */
+	char initrd[KB_PATH_MAX];     /* ... and the LAVA flavour, in workdir */
+} S = { .tmpl = STRBUF_INIT };
+
+struct lava_guest {
+	long long job;          /* 0 before the submission */
+	int lfd;                /* the listening socket, or -1 */
+	int finished;           /* the job is Finished */
+	struct lava_job last;   /* its last seen state */
+	double next_look;       /* monotonic time of the next look at the job */
+	char console_log[KB_PATH_MAX];
+	char url[OPT_STR_MAX + 64];
+};
+
+static int lava_version(char *out, size_t len)
+{
+	snprintf(out, len, "LAVA REST API v0.2 (%s)", S.lab.url[0] ? S.lab.url : "no lab");
+	return 0;
+}
+
+static int lava_check_tools(const struct boot_params *p)
+{
+	(void)p;
+	return 0; /* libcurl and libyaml are linked in */
+}
+
+static int lava_setup(void *params, const struct boot_params *probe, struct backend_info *bi)
+{
+	const struct lava_params *lp = params;
+	struct lava_device d[64];
+	char err[512];
+	const char *tp;
+	int n = 0, usable = 0;
+	(void)probe;
+	if (S.connected)
+		lava_disconnect(&S.conn);
+	S.connected = 0;
+	lab_release(&S.lab);
+	sb_reset(&S.tmpl);
+	S.initrd_for[0] = '\0';
+	if (!lp->lab[0])
+		return error("backend 'lava' needs a lab: give --lab NAME (configs/labs/)");
+	if (lab_load(lp->lab, &S.lab))
+		return -1;
+	if (lava_connect(&S.conn, &S.lab))
+		return -1;
+	S.connected = 1;
+	if (lava_devices(&S.conn, S.lab.device_type, d, 64, &n, err, sizeof(err)))
+		return error("lab '%s': %s", S.lab.name, err);
+	for (int i = 0; i < n && i < 64; i++)
+		usable += d[i].usable;
+	if (!usable)
+		return error("lab '%s': no usable device of type '%s' (%d listed): check the lab "
+			     "with kbench lab check %s", S.lab.name,
+			     S.lab.device_type[0] ? S.lab.device_type : "any", n, S.lab.path);
+	tp = lab_template_for(&S.lab, S.lab.device_type[0] ? S.lab.device_type : d[0].type);
+	if (!tp)
+		return error("lab '%s': no job template for device type '%s' ([templates] in %s)",
+			     S.lab.name, S.lab.device_type[0] ? S.lab.device_type : d[0].type,
+			     S.lab.path);
+	snprintf(S.template_path, sizeof(S.template_path), "%s", tp);
+	if (read_file(S.template_path, &S.tmpl, 1u << 20))
+		return -1;
+	info("kbench: lab %s: %d usable device%s of type %s at %s", S.lab.name, usable,
+	     usable == 1 ? "" : "s", S.lab.device_type[0] ? S.lab.device_type : "any", S.lab.url);
+	snprintf(bi->accel, sizeof(bi->accel), "lava");
+	bi->time_scale = 1.0;
+	/* the queue, then LAVA's deploy and boot, then the agent's start */
+	bi->boot_timeout_s = S.lab.queue_timeout_s + 600;
+	return 0;
+}
+
+int lava_agent_steps(const char *host, int port, struct strvec *steps)
+{
+	char buf[256];
+	struct in_addr a;
+	if (inet_pton(AF_INET, host, &a) != 1 || port < 1 || port > 65535)
+		return -1;
+	/* the modules (virtio_net among them) are loaded by /lava-init */
+	snprintf(buf, sizeof(buf),
+		 "ifconfig eth0 %s netmask 255.255.255.0 up && route add default gw %s",
+		 LAVA_GUEST_ADDR, host);
+	strvec_push(steps, buf);
+	snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d; echo kbench-agent-exit=$?", host,
+		 port);
+	strvec_push(steps, buf);
+	return 0;
+}
+
+/* A socket listening on 127.0.0.1, its port into *PORT. */
+static int listen_loopback(int *port)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+		error("cannot listen on 127.0.0.1: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* The job's state into q->last (a look at most every poll interval unless
+ * NOW); a change is printed. 0, or -1 with the reason in ERR. */
+static int look(struct lava_guest *q, int now, char *err, size_t errlen)
+{
+	struct lava_job j;
+	if (!now && now_mono() < q->next_look)
+		return 0;
+	q->next_look = now_mono() + S.lab.poll_interval_s;
+	if (lava_job_get(&S.conn, q->job, &j, err, errlen))
+		return -1;
+	if (j.state != q->last.state || strcmp(j.device, q->last.device))
+		info("kbench: lab %s: job %lld %s%s%s", S.lab.name, q->job,
+		     lava_state_name(j.state), j.device[0] ? " on " : "", j.device);
+	q->last = j;
+	q->finished = j.state == LAVA_FINISHED;
+	return 0;
+}
+
+/* The job log's console lines into the console log (the trouble scan and
+ * a failure's tail read it there). */
+static void console_fetch(struct lava_guest *q)
+{
+	struct strbuf log = STRBUF_INIT, con = STRBUF_INIT;
+	char err[512];
+	if (!q->job || !q->console_log[0])
+		return;
+	if (lava_job_log(&S.conn, q->job, &log, err, sizeof(err)) ||
+	    lava_log_console(log.buf ? log.buf : "", log.len, &con, err, sizeof(err)))
+		warning("lab %s: job %lld: no console from its log: %s", S.lab.name, q->job, err);
+	else if (sb_write_atomic(q->console_log, &con))
+		warning("cannot write the console log '%s'", q->console_log);
+	sb_release(&log);
+	sb_release(&con);
+}
+
+static int job_failed(struct guest *g, struct lava_guest *q)
+{
+	int infra = q->last.health == LAVA_HEALTH_INCOMPLETE &&
+		    strstr(q->last.failure, "InfrastructureError");
+	snprintf(g->err, sizeof(g->err), "%sLAVA job %lld%s%s ended %s before kbench's agent "
+		 "connected%s%s (%s)", infra ? "the lab failed: " : "", q->job,
+		 q->last.device[0] ? " on " : "", q->last.device, lava_health_name(q->last.health),
+		 q->last.failure[0] ? ": " : "", q->last.failure, q->url);
+	return -1;
+}
+
+static int lava_start(struct guest *g, const struct boot_params *p)
+{
+	struct lava_guest *q = xcalloc(1, sizeof(*q));
+	struct lava_job_spec spec = { 0 };
+	struct strbuf yaml = STRBUF_INIT;
+	char kurl[OPT_STR_MAX + 160], iurl[OPT_STR_MAX + 160], err[512], name[160];
+	double t0 = now_mono(), running_at = 0;
+	int port = 0, copied, ret = -1;
+	g->priv = q;
+	q->lfd = -1;
+	snprintf(q->console_log, sizeof(q->console_log), "%s", p->console_log ? p->console_log : "");
+	if (strcmp(S.initrd_for, p->initrd)) {
+		snprintf(S.initrd, sizeof(S.initrd), "%s/lava-initrd.img", p->workdir);
+		if (lava_initrd(p->initrd, S.initrd)) {
+			snprintf(g->err, sizeof(g->err), "cannot make the LAVA initramfs of '%s'",
+				 p->initrd);
+			goto out;
+		}
+		snprintf(S.initrd_for, sizeof(S.initrd_for), "%s", p->initrd);
+	}
+	if (lava_publish(&S.lab, p->kernel, "kernel", kurl, sizeof(kurl), &copied) ||
+	    lava_publish(&S.lab, S.initrd, "initrd", iurl, sizeof(iurl), &copied)) {
+		snprintf(g->err, sizeof(g->err), "cannot publish the artifacts in '%s'",
+			 S.lab.artifacts);
+		goto out;
+	}
+	if ((q->lfd = listen_loopback(&port)) < 0) {
+		snprintf(g->err, sizeof(g->err), "cannot listen for the agent on 127.0.0.1");
+		goto out;
+	}
+	snprintf(name, sizeof(name), "kbench %s", p->release ? p->release : "kernel");
+	spec.name = name;
+	spec.device_type = S.lab.device_type;
+	spec.tags = &S.lab.tags;
+	spec.kernel_url = kurl;
+	spec.initrd_url = iurl;
+	spec.modules_url = "";
+	spec.cmdline = p->cmdline ? p->cmdline : "";
+	spec.job_timeout_s = S.lab.job_timeout_s;
+	if (lava_agent_steps(LAVA_HOST_ADDR, port, &spec.steps) ||
+	    lava_job_yaml(S.tmpl.buf ? S.tmpl.buf : "", S.tmpl.len, &spec, &yaml, err,
+			  sizeof(err))) {
+		snprintf(g->err, sizeof(g->err), "%s: %s", S.template_path, err);
+		goto out;
+	}
+	if (lava_submit(&S.conn, yaml.buf, &q->job, err, sizeof(err))) {
+		snprintf(g->err, sizeof(g->err), "lab %s: %s", S.lab.name, err);
+		goto out;
+	}
+	snprintf(q->url, sizeof(q->url), "%sscheduler/job/%lld", S.lab.url, q->job);
+	info("kbench: lab %s: job %lld submitted (%s)", S.lab.name, q->job, q->url);
+	for (;;) {
+		struct pollfd pfd = { q->lfd, POLLIN, 0 };
+		double waited = now_mono() - t0;
+		int r;
+		if (kb_interrupted) {
+			snprintf(g->err, sizeof(g->err), "interrupted");
+			goto out;
+		}
+		if (look(q, 0, err, sizeof(err))) {
+			snprintf(g->err, sizeof(g->err), "lab %s: job %lld: %s", S.lab.name, q->job,
+				 err);
+			goto out;
+		}
+		if (q->finished) {
+			job_failed(g, q);
+			goto out;
+		}
+		if (q->last.state == LAVA_RUNNING && !running_at)
+			running_at = now_mono();
+		if (!running_at && waited > S.lab.queue_timeout_s) {
+			snprintf(g->err, sizeof(g->err), "lab %s: job %lld waited %.0f s for a "
+				 "device (queue_timeout %d s): the lab is busy or has no usable "
+				 "device", S.lab.name, q->job, waited, S.lab.queue_timeout_s);
+			goto out;
+		}
+		if (running_at && now_mono() - running_at > p->boot_timeout_s) {
+			snprintf(g->err, sizeof(g->err), "the agent did not connect within %.0f s of "
+				 "job %lld starting on %s", p->boot_timeout_s, q->job,
+				 q->last.device);
+			goto out;
+		}
+		r = poll(&pfd, 1, 500);
+		if (r < 0 && errno != EINTR) {
+			snprintf(g->err, sizeof(g->err), "poll: %s", strerror(errno));
+			goto out;
+		}
+		if (r > 0) {
+			int fd = accept4(q->lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd < 0)
+				continue;
+			g->fd = fd;
+			break;
+		}
+	}
+	close(q->lfd);
+	q->lfd = -1;
+	ret = 0;
+out:
+	strvec_clear(&spec.steps);
+	sb_release(&yaml);
+	return ret;
+}
+
+static int lava_alive(struct guest *g)
+{
+	struct lava_guest *q = g->priv;
+	char err[512];
+	if (!q || g->fd < 0) {
+		snprintf(g->err, sizeof(g->err), "the agent is not connected");
+		return 0;
+	}
+	if (look(q, 0, err, sizeof(err)))
+		return 1; /* the lab did not answer this once: the socket decides */
+	if (q->finished) {
+		snprintf(g->err, sizeof(g->err), "LAVA job %lld on %s ended (%s%s%s)", q->job,
+			 q->last.device, lava_health_name(q->last.health),
+			 q->last.failure[0] ? ": " : "", q->last.failure);
+		return 0;
+	}
+	return 1;
+}
+
+/* Cancel the job unless it finished; wait up to TIMEOUT_S for it. */
+static void job_end(struct lava_guest *q, double timeout_s)
+{
+	char err[512];
+	double end = now_mono() + timeout_s;
+	int cancelled = 0;
+	if (!q->job)
+		return;
+	look(q, 1, err, sizeof(err));
+	while (!q->finished) {
+		if (!cancelled) {
+			if (lava_job_cancel(&S.conn, q->job, err, sizeof(err)))
+				warning("lab %s: cannot cancel job %lld: %s", S.lab.name, q->job, err);
+			else
+				info("kbench: lab %s: job %lld cancelled", S.lab.name, q->job);
+			cancelled = 1;
+		}
+		if (now_mono() > end) {
+			warning("lab %s: job %lld is still %s after %.0f s", S.lab.name, q->job,
+				lava_state_name(q->last.state), timeout_s);
+			return;
+		}
+		sleep(1);
+		q->next_look = 0;
+		if (look(q, 1, err, sizeof(err)))
+			continue;
+	}
+}
+
+static int lava_stop(struct guest *g, double timeout_s)
+{
+	struct lava_guest *q = g->priv;
+	double end = now_mono() + timeout_s;
+	char err[512];
+	if (!q || !q->job)
+		return 0;
+	/* the agent's poweroff ends LAVA's test shell: the job finishes */
+	while (!q->finished && now_mono() < end && !kb_interrupted) {
+		usleep(500000);
+		q->next_look = 0;
+		look(q, 1, err, sizeof(err));
+	}
+	return q->finished ? 0 : -1;
+}
+
+static void lava_release(struct guest *g)
+{
+	struct lava_guest *q = g->priv;
+	int intr = kb_interrupted;
+	if (!q)
+		return;
+	/* after Ctrl-C too: the job is cancelled before kbench goes */
+	kb_interrupted = 0;
+	if (q->lfd >= 0)
+		close(q->lfd);
+	job_end(q, 60);
+	console_fetch(q);
+	free(q);
+	kb_interrupted = kb_interrupted ? kb_interrupted : intr;
+}
+
+static json_object *lava_facts(struct guest *g)
+{
+	struct lava_guest *q = g->priv;
+	json_object *o;
+	if (!q || !q->job)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "lab", json_object_new_string(S.lab.name));
+	json_object_object_add(o, "job_id", json_object_new_int64(q->job));
+	json_object_object_add(o, "job_url", json_object_new_string(q->url));
+	json_object_object_add(o, "device", json_object_new_string(q->last.device));
+	json_object_object_add(o, "device_type", json_object_new_string(q->last.device_type));
+	return o;
+}
+
+const struct backend_ops lava_backend = {
+	.name = "lava",
+	.description = "a LAVA lab (--lab NAME, configs/labs/): each iteration is a job on one of "
+		       "its devices, which boots the variant and runs the agent over TCP",
+	.caps = BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_NET_AGENT,
+	.opts = lava_opts,
+	.params_size = sizeof(struct lava_params),
+	.defaults = &lava_defaults,
+	.side_log = "",
+	.version = lava_version,
+	.check_tools = lava_check_tools,
+	.setup = lava_setup,
+	.start = lava_start,
+	.alive = lava_alive,
+	.stop = lava_stop,
+	.release = lava_release,
+	.facts = lava_facts,
+};
