@@ -485,13 +485,11 @@ static int check_lava(json_object *it, const char *where, char *err, size_t len)
 		return verr(err, len, "%s: lava 'job_id' should be a positive integer", where);
 	for (int i = 0; strs[i]; i++) {
 		json_object *v = json_object_object_get(l, strs[i]);
-		const char *s;
 		if (!json_object_is_type(v, json_type_string))
 			return verr(err, len, "%s: lava '%s' should be a string", where, strs[i]);
-		for (s = json_object_get_string(v); *s; s++)
-			if ((unsigned char)*s < 0x20 || *s == 0x7f)
-				return verr(err, len, "%s: lava '%s' has a control character", where,
-					    strs[i]);
+		if (path_has_control(json_object_get_string(v)))
+			return verr(err, len, "%s: lava '%s' has a control character", where,
+				    strs[i]);
 	}
 	return 0;
 }

@@ -1503,6 +1503,7 @@ static void bench_release(struct bench *b)
 int run_bench(const struct run_opts *o, struct run_result *res)
 {
 	struct bench b = { .o = o, .ro = *o, .res = res, .needs = IMAGE_NEEDS_INIT };
+	char where[OPT_STR_MAX + 32];
 	int ret = KB_EXIT_USAGE;
 
 	memset(res, 0, sizeof(*res));
@@ -1511,10 +1512,17 @@ int run_bench(const struct run_opts *o, struct run_result *res)
 	if (b.v.test_only)
 		warning("variant '%s' is a TEST kernel (small config): its figures are not "
 			"representative and must not be compared with real variants", b.v.name);
-	info("kbench: run %s: %s (%s %s), suite %s, %d iteration%s%s, %d vCPU, %d MiB, %s",
-	     b.run_id, b.v.name, b.k.package, b.k.version, b.s.name, b.iterations,
-	     b.iterations == 1 ? "" : "s", b.s.warmup ? " + warm-up" : "", b.vcpus, b.mem,
-	     b.bi.accel);
+	/* where it runs: a guest kbench sizes, or a machine that is what it is */
+	if (b.bk->caps & BK_CAP_TARGET)
+		snprintf(where, sizeof(where), "on target %s", o->target);
+	else if (b.bk->caps & BK_CAP_NET_AGENT)
+		snprintf(where, sizeof(where), "on a device of lab %s", o->lab);
+	else
+		snprintf(where, sizeof(where), "%d %s, %d MiB, %s", b.vcpus,
+			 b.bk->caps & BK_CAP_RUNNING_KERNEL ? "CPUs" : "vCPU", b.mem, b.bi.accel);
+	info("kbench: run %s: %s (%s %s), suite %s, %d iteration%s%s, %s", b.run_id, b.v.name,
+	     b.k.package, b.k.version, b.s.name, b.iterations, b.iterations == 1 ? "" : "s",
+	     b.s.warmup ? " + warm-up" : "", where);
 	ret = bench_finish(&b, bench_iterations(&b));
 	if (!b.unsaved) { /* the history records only what results.json holds */
 		res->doc = b.doc;

@@ -336,14 +336,33 @@ static void fmt_cv(char *buf, size_t len, double cv)
 		snprintf(buf, len, "-");
 }
 
+/* A variant column as wide as its name (a sweep's points are long:
+ * rt-adaptive@spin_max_loops=10000,lateral_steal=0), never less than MIN,
+ * so that no two rows read alike. */
+static int name_width(const char *name, int min)
+{
+	int n = (int)strlen(name);
+	return n < min ? min : n > 80 ? 80 : n;
+}
+
+static int names_width(const struct comparison *c, int min)
+{
+	int w = min;
+	for (size_t g = 0; g < c->ng; g++)
+		if (name_width(c->g[g].name, min) > w)
+			w = name_width(c->g[g].name, min);
+	return w;
+}
+
 /* Runs with repeats inside a boot: per metric and variant, the spread
  * between boots beside the spread within them. */
 static void print_within(const struct comparison *c, FILE *f)
 {
 	char a[32], b[32];
+	int w = names_width(c, 22);
 	fprintf(f, "\nspread (CV): between boots, of the per-boot medians (what the table tests); "
 		"within a boot, the mean over the boots of their repeats' CV\n");
-	fprintf(f, "%-27s %-22s %8s %8s %7s %5s\n", "metric", "variant", "between", "within",
+	fprintf(f, "%-27s %-*s %8s %8s %7s %5s\n", "metric", w, "variant", "between", "within",
 		"repeats", "boots");
 	for (size_t i = 0; i < c->nm; i++) {
 		const struct cmp_metric *m = &c->m[i];
@@ -355,7 +374,7 @@ static void print_within(const struct comparison *c, FILE *f)
 				continue;
 			fmt_cv(a, sizeof(a), x->n > 1 ? x->d.cv : NAN);
 			fmt_cv(b, sizeof(b), cmp_within_cv(x));
-			fprintf(f, "%-27.27s %-22.22s %8s %8s %7d %5zu\n", name, c->g[g].name, a, b,
+			fprintf(f, "%-27.27s %-*.*s %8s %8s %7d %5zu\n", name, w, w, c->g[g].name, a, b,
 				x->within_repeats ? x->within_repeats : 1, x->n);
 		}
 	}
@@ -372,10 +391,12 @@ void comparison_print(const struct comparison *c, FILE *f)
 	fprintf(f, "\nvalue: mean (harmonic mean for rates) +- 95%% CI half-width, ~ too noisy (CV "
 		"above the limit); change vs baseline with 95%% CI; p: Welch (verdicts use it\nadjusted over each workload's metrics, Benjamini-Hochberg); mde: the smallest "
 		"change this run could detect (alpha 0.05, power 0.8)\n\n");
-	fprintf(f, "%-27s %-5s %-19s", "metric", "unit", c->g[c->base].name);
+	int bw = name_width(c->g[c->base].name, 19);
+	fprintf(f, "%-27s %-5s %-*s", "metric", "unit", bw, c->g[c->base].name);
 	for (size_t g = 0; g < c->ng; g++)
 		if (g != c->base)
-			fprintf(f, " | %-19.19s %-8s %-19s %-6s %-9s %s", c->g[g].name, "change", "95% CI",
+			fprintf(f, " | %-*.*s %-8s %-19s %-6s %-9s %s", name_width(c->g[g].name, 19),
+				name_width(c->g[g].name, 19), c->g[g].name, "change", "95% CI",
 				"p", "verdict", "mde");
 	fputc('\n', f);
 	for (size_t i = 0; i < c->nm; i++) {
@@ -383,7 +404,7 @@ void comparison_print(const struct comparison *c, FILE *f)
 		char name[128];
 		snprintf(name, sizeof(name), "%s %s", m->label, m->name);
 		fmt_value(v, sizeof(v), &m->cell[c->base]);
-		fprintf(f, "%-27.27s %-5.5s %-19.19s", name, m->unit, v);
+		fprintf(f, "%-27.27s %-5.5s %-*.*s", name, m->unit, bw, bw, v);
 		for (size_t g = 0; g < c->ng; g++) {
 			const struct cmp_cell *x = &m->cell[g];
 			const char *verdict = x->verdict == CMP_WORSE ? "WORSE" :
@@ -407,7 +428,8 @@ void comparison_print(const struct comparison *c, FILE *f)
 				snprintf(b, sizeof(b), "-");
 				snprintf(d, sizeof(d), "-");
 			}
-			fprintf(f, " | %-19.19s %-8s %-19s %-6s %-9s %s", v, a, ci, b, verdict, d);
+			fprintf(f, " | %-*.*s %-8s %-19s %-6s %-9s %s", name_width(c->g[g].name, 19),
+				name_width(c->g[g].name, 19), v, a, ci, b, verdict, d);
 		}
 		fputc('\n', f);
 	}
@@ -415,14 +437,15 @@ void comparison_print(const struct comparison *c, FILE *f)
 		print_within(c, f);
 	for (size_t l = 0; l < c->nlat; l++) {
 		fprintf(f, "\n%s: histogram merged over every iteration and thread (us)\n", c->lat[l].label);
-		fprintf(f, "  %-22s %8s %8s %8s %8s %8s %8s %10s %10s\n", "variant", "p50", "p90", "p99",
+		int w = names_width(c, 22);
+		fprintf(f, "  %-*s %8s %8s %8s %8s %8s %8s %10s %10s\n", w, "variant", "p50", "p90", "p99",
 			"p99.9", "p99.99", "max", "samples", "overflows");
 		for (size_t g = 0; g < c->ng; g++) {
 			const struct cmp_hist *h = &c->lat[l].h[g];
 			if (!h->ok)
 				continue;
-			fprintf(f, "  %-22.22s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %10llu %10llu\n",
-				c->g[g].name, h->pct[0], h->pct[1], h->pct[2], h->pct[3], h->pct[4], h->max,
+			fprintf(f, "  %-*.*s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %10llu %10llu\n",
+				w, w, c->g[g].name, h->pct[0], h->pct[1], h->pct[2], h->pct[3], h->pct[4], h->max,
 				(unsigned long long)h->samples, (unsigned long long)h->overflows);
 		}
 	}

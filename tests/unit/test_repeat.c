@@ -267,7 +267,8 @@ static void test_compare_spreads(void **state)
 		jset_int(entry(b, i, 0), "lock_stats_repeats", 3);
 	}
 	add_input(&in, a, "a");
-	add_input(&in, b, "b");
+	/* a sweep point's long name: the text tables print it whole */
+	add_input(&in, b, "rt-adaptive@spin_max_loops=10000,lateral_steal=1");
 	assert_int_equal(comparison_build(&c, &in, &o), 0);
 	assert_true(cmp_has_within(&c));
 	m = cmp_find(&c, "hackbench", "time");
@@ -293,6 +294,9 @@ static void test_compare_spreads(void **state)
 	fclose(f);
 	assert_non_null(strstr(text, "spread (CV): between boots"));
 	assert_non_null(strstr(text, "hackbench time              a "));
+	assert_non_null(strstr(text, "\nhackbench time              "
+				     "rt-adaptive@spin_max_loops=10000,lateral_steal=1 "));
+	assert_non_null(strstr(text, " | rt-adaptive@spin_max_loops=10000,lateral_steal=1 change"));
 	free(text);
 	report_html(&c, &sb);
 	assert_non_null(strstr(sb.buf, "<h2 id=\"spread\">Spread between and within boots</h2>"));
