@@ -82,6 +82,10 @@ struct backend_ops {
 	 * job id and URL, device), or NULL; called before release, after a
 	 * failed boot too. May be NULL. */
 	json_object *(*facts)(struct guest *g);
+	/* The iteration's workloads as results.json holds them (metrics
+	 * parsed), before the power-off, the agent still there (lava: LAVA
+	 * test cases). May be NULL. */
+	void (*results)(struct guest *g, json_object *workloads);
 };
 
 extern const struct backend_ops qemu_backend;

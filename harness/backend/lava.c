@@ -396,6 +396,20 @@ static void lava_release(struct guest *g)
 	kb_interrupted = kb_interrupted ? kb_interrupted : intr;
 }
 
+/* The iteration's metrics as LAVA test cases, so that LAVA's own UI and
+ * API list them with their measurements and units: the agent writes the
+ * signals lava-test-case would print to its standard output, which is the
+ * test shell's, on the console the dispatcher reads. */
+static void lava_results(struct guest *g, json_object *workloads)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n = lava_test_cases(workloads, &sb);
+	if (n && guest_write(g, "/proc/self/fd/1", sb.buf))
+		warning("lab %s: the %d metrics did not reach LAVA as test cases: %s", S.lab.name,
+			n, g->err[0] ? g->err : "the agent could not write them");
+	sb_release(&sb);
+}
+
 static json_object *lava_facts(struct guest *g)
 {
 	struct lava_guest *q = g->priv;
@@ -428,4 +442,5 @@ const struct backend_ops lava_backend = {
 	.stop = lava_stop,
 	.release = lava_release,
 	.facts = lava_facts,
+	.results = lava_results,
 };

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "backend/lava_log.h"
 #include "core/lab.h"
+#include <json-c/json.h>
 
 #define LAVA_ANSWER_MAX (64u << 20) /* an answer's bytes at most (a job log) */
 
@@ -99,5 +100,15 @@ int lava_cmdline_ok(const char *cmdline);
  * leaves empty). */
 int lava_job_yaml(const char *tmpl, size_t tlen, const struct lava_job_spec *s,
 		  struct strbuf *out, char *err, size_t errlen);
+
+/* An iteration's workloads (results.json's "workloads" array) as LAVA test
+ * case signals, one line each, appended to OUT, as lava-test-case prints
+ * them: "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=LABEL.METRIC RESULT=pass
+ * UNITS=U MEASUREMENT=V>" per metric of a workload that ran, one
+ * "TEST_CASE_ID=LABEL RESULT=fail" per workload that did not. Names and
+ * units keep to letters, digits and . _ - / % (anything else becomes '_':
+ * LAVA splits a signal at spaces and '=' and ends it at '>'); a value that
+ * is not finite goes without a measurement. Returns the number of cases. */
+int lava_test_cases(json_object *workloads, struct strbuf *out);
 
 #endif

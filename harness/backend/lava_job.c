@@ -3,6 +3,7 @@
  * YAML text, so no URL, name or step can change the document's shape. */
 #include "backend/lava_api.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +246,58 @@ out:
 		yaml_document_delete(&d);
 	yaml_parser_delete(&p);
 	return ret;
+}
+
+/* A name or unit as LAVA's signal parser reads it whole: letters, digits
+ * and . _ - / % kept, anything else '_', cut to LAVA's 100 characters. */
+static void signal_word(struct strbuf *out, const char *s)
+{
+	size_t n = 0;
+	for (; *s && n < 100; s++, n++) {
+		int c = (unsigned char)*s;
+		char k = (char)(((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				 (c >= '0' && c <= '9') || strchr("._-/%", c)) ? c : '_');
+		sb_add(out, &k, 1);
+	}
+}
+
+int lava_test_cases(json_object *workloads, struct strbuf *out)
+{
+	int n = 0;
+	for (size_t i = 0; i < json_object_array_length(workloads); i++) {
+		json_object *w = json_object_array_get_idx(workloads, i), *st, *m;
+		const char *label = json_object_get_string(json_object_object_get(w, "label"));
+		if (!label || !*label)
+			continue;
+		st = json_object_object_get(w, "status");
+		m = json_object_object_get(w, "metrics");
+		if (!st || strcmp(json_object_get_string(st), "ok") ||
+		    !json_object_is_type(m, json_type_object)) {
+			sb_adds(out, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=");
+			signal_word(out, label);
+			sb_adds(out, " RESULT=fail>\n");
+			n++;
+			continue;
+		}
+		json_object_object_foreach(m, name, v) {
+			json_object *val = json_object_object_get(v, "value");
+			const char *unit = json_object_get_string(json_object_object_get(v, "unit"));
+			double x = json_object_get_double(val);
+			sb_adds(out, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=");
+			signal_word(out, label);
+			sb_adds(out, ".");
+			signal_word(out, name);
+			sb_adds(out, " RESULT=pass");
+			if (unit && *unit) {
+				sb_adds(out, " UNITS=");
+				signal_word(out, unit);
+			}
+			/* fixed point: LAVA keeps measurements as decimals */
+			if (val && isfinite(x) && fabs(x) < 1e15)
+				sb_addf(out, " MEASUREMENT=%.6f", x);
+			sb_adds(out, ">\n");
+			n++;
+		}
+	}
+	return n;
 }

@@ -721,6 +721,8 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	}
 	test_hook(TEST_AFTER_WORKLOADS, &tc);
 	save_dmesg(&g, it->rawdir, it->relraw, it->ij);
+	if (it->bk->results && !kb_interrupted)
+		it->bk->results(&g, json_object_object_get(it->ij, "workloads"));
 	if (guest_shutdown(&g, 30))
 		warning("the guest did not power off within 30 s and was killed");
 	guest_release(&g);

@@ -944,6 +944,72 @@ static void order_groups(struct comparison *c, const struct cmp_opts *o)
 			}
 }
 
+/* The lab devices (a lava run's iterations' "lava.device") of group G,
+ * with their iteration counts, into DEV ("qemu-01 3, qemu-02 2"); the
+ * number of distinct devices. */
+static size_t group_devices(const struct comparison *c, size_t g, struct strbuf *dev)
+{
+	struct strvec names = STRVEC_INIT;
+	int count[64] = { 0 };
+	size_t n;
+	for (size_t k = 0; k < c->g[g].ninputs; k++) {
+		json_object *its = jget(c->in->v[c->g[g].inputs[k]].doc, "iterations");
+		for (size_t i = 0; i < json_object_array_length(its); i++) {
+			json_object *it = json_object_array_get_idx(its, i);
+			const char *d = jstr(jget(it, "lava"), "device");
+			size_t j;
+			if (!d || json_object_get_boolean(jget(it, "warmup")))
+				continue;
+			for (j = 0; j < names.n && strcmp(names.v[j], d); j++)
+				;
+			if (j == names.n) {
+				if (names.n == sizeof(count) / sizeof(count[0]))
+					continue;
+				strvec_push(&names, d);
+			}
+			count[j]++;
+		}
+	}
+	for (size_t j = 0; j < names.n; j++)
+		sb_addf(dev, "%s%s %d", j ? ", " : "", names.v[j], count[j]);
+	n = names.n;
+	strvec_clear(&names);
+	return n;
+}
+
+/* Lab runs: a device is a block. Iterations of one variant on several
+ * devices are pooled here (campaigns do not yet pin rounds to devices),
+ * and variants each on a device of their own differ by the device too:
+ * either is said, never left silent. */
+static void check_devices(struct comparison *c)
+{
+	struct strbuf all = STRBUF_INIT;
+	struct strvec one = STRVEC_INIT; /* the device of each single-device group */
+	size_t withdev = 0;
+	int distinct = 0;
+	for (size_t g = 0; g < c->ng; g++) {
+		struct strbuf d = STRBUF_INIT;
+		size_t n = group_devices(c, g, &d);
+		withdev += n > 0;
+		if (n > 1)
+			warnf(c, "%s: its iterations ran on %zu lab devices (%s iterations): pooled here, "
+			      "so the devices' own differences are in the variant's spread", c->g[g].name,
+			      n, d.buf);
+		if (n == 1) {
+			*strrchr(d.buf, ' ') = '\0'; /* the count */
+			strvec_push(&one, d.buf);
+			distinct |= strcmp(one.v[0], d.buf) != 0;
+			sb_addf(&all, "%s%s on %s", all.len ? ", " : "", c->g[g].name, d.buf);
+		}
+		sb_release(&d);
+	}
+	if (distinct && one.n == withdev)
+		warnf(c, "the variants ran on different lab devices (%s): their differences may be "
+		      "the devices'", all.buf);
+	strvec_clear(&one);
+	sb_release(&all);
+}
+
 int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 		     const struct cmp_opts *o)
 {
@@ -991,6 +1057,7 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 				warnf(c, "%s: '%s': %s of '%s': the runs pooled here are not one kernel",
 				      c->g[g].name, b->path, why, a->path);
 		}
+	check_devices(c);
 	for (size_t g = 0; g < c->ng; g++)
 		for (size_t k = 0; k < c->g[g].ninputs; k++)
 			collect(c, &in->v[c->g[g].inputs[k]], g);

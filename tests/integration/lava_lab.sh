@@ -13,10 +13,12 @@
 #  - the lava backend: kbench run --lab on mainline-stock (hackbench,
 #    dbench on tmpfs, cyclictest): results.json validates, names the job,
 #    its URL and device; the console log is the job log's; LAVA says the
-#    job completed; Ctrl-C during a job leaves it Canceled in LAVA; the
-#    token is in no output or report.
-# Not here yet (docs/lab.md): campaigns on a lab, --resume of a job, a
-# panicking kernel.
+#    job completed; its metrics are LAVA test cases with results.json's
+#    values; Ctrl-C during a job leaves it Canceled in LAVA; the token is
+#    in no output or report;
+#  - a kernel that panics: a failed iteration with the panic in its
+#    console tail (from the job log), the device still Good.
+# Not here yet (docs/lab.md): campaigns on a lab, --resume of a job.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
@@ -172,6 +174,58 @@ PY
 }
 [ "$(state "$job")" = "Finished Complete" ] && ok "LAVA says job $job Finished Complete" ||
 	bad "LAVA says job $job is $(state "$job")"
+# the metrics as LAVA test cases: LAVA's API lists each with results.json's value and unit
+python3 - "$port" "$dir/token" "$job" "$res" >"$tmp/o" 2>&1 <<'PY'
+import json, sys, urllib.request
+port, tok, jid, res = sys.argv[1:5]
+hdr = {"Authorization": "Token " + open(tok).read().strip()}
+url, cases = "http://127.0.0.1:%s/api/v0.2/jobs/%s/tests/?limit=200" % (port, jid), {}
+while url:
+    a = json.load(urllib.request.urlopen(urllib.request.Request(url, headers=hdr), timeout=30))
+    for t in a["results"]:
+        cases[t["name"]] = t
+    url = a.get("next")
+d = json.load(open(res))
+n = 0
+for w in d["iterations"][0]["workloads"]:
+    for name, m in w["metrics"].items():
+        t = cases["%s.%s" % (w["label"], name)]
+        assert t["result"] == "pass" and t["unit"] == m["unit"], t
+        assert abs(float(t["measurement"]) - m["value"]) <= 1e-6 * max(1, abs(m["value"])), (t, m)
+        n += 1
+print("%d metrics as LAVA test cases, e.g. hackbench.time = %s %s" % (n, cases["hackbench.time"]["measurement"], cases["hackbench.time"]["unit"]))
+PY
+if [ $? = 0 ]; then ok "$(cat "$tmp/o")"; else bad "the metrics are not LAVA's test cases"; cat "$tmp/o"; fi
+
+# a kernel that panics (its init missing: no root to fall back on): the
+# variant's failed iteration, the panic in its console tail from the job
+# log, and the device it ran on stays Good
+t=$(date +%s)
+sed -e 's/^name = .*/name = mainline-panics/' -e 's|^cmdline =.*|cmdline = rdinit=/kbench-no-such-init|' \
+	"$top/kernels/mainline-stock.ini" >"$tmp/panics.ini"
+expect_exit 1 "$KB" run --lab "$tmp/good.ini" --kernel "$tmp/panics.ini" --suite "$tmp/lab-suite.ini" \
+	--reports "$tmp/r" --run-id panics
+cat "$tmp/out" >>"$tmp/all.out"
+expect_exit 0 "$KB" validate "$tmp/r/runs/panics/results.json"
+python3 - "$tmp/r/runs/panics/results.json" "$port" "$dir/token" >"$tmp/o" 2>&1 <<'PY'
+import json, sys, urllib.request
+d = json.load(open(sys.argv[1]))
+it = d["iterations"][0]
+assert it["status"] == "failed", it["status"]
+assert "Kernel panic" in it["console_tail"], it["console_tail"][-2000:]
+dev = it["lava"]["device"]
+hdr = {"Authorization": "Token " + open(sys.argv[3]).read().strip()}
+a = json.load(urllib.request.urlopen(urllib.request.Request(
+    "http://127.0.0.1:%s/api/v0.2/devices/%s/" % (sys.argv[2], dev), headers=hdr), timeout=30))
+assert a["health"] == "Good", a
+print("job %d on %s: %s; %s stays %s" % (it["lava"]["job_id"], dev, it["error"][:100], dev, a["health"]))
+PY
+if [ $? = 0 ]; then
+	ok "a panicking kernel: $(cat "$tmp/o") ($(($(date +%s) - t)) s)"
+else
+	bad "a panicking kernel"
+	cat "$tmp/o" "$tmp/out"
+fi
 
 # Ctrl-C while the job runs: kbench cancels it in LAVA before it exits
 t=$(date +%s)

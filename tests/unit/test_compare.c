@@ -773,6 +773,72 @@ static void test_seed_suite(void **state)
 	assert_null(strstr(v[0].configs, "rt"));
 }
 
+/* DOC's iterations on lab devices: iteration I on DEVS[I % N]. */
+static json_object *on_devices(json_object *doc, const char *const *devs, size_t n)
+{
+	json_object *its = json_object_object_get(doc, "iterations");
+	for (size_t i = 0; i < json_object_array_length(its); i++) {
+		json_object *l = json_object_new_object();
+		json_object_object_add(l, "lab", json_object_new_string("lab"));
+		json_object_object_add(l, "job_id", json_object_new_int64(1000 + (int64_t)i));
+		json_object_object_add(l, "job_url", json_object_new_string("http://127.0.0.1:1/scheduler/job/1"));
+		json_object_object_add(l, "device", json_object_new_string(devs[i % n]));
+		json_object_object_add(l, "device_type", json_object_new_string("qemu"));
+		json_object_object_add(json_object_array_get_idx(its, i), "lava", l);
+	}
+	return doc;
+}
+
+/* The warnings of a comparison of A (iterations on ADEV) and B (BDEV). */
+static char *device_warnings(gsl_rng *r, const char *const *adev, size_t an,
+			     const char *const *bdev, size_t bn)
+{
+	struct cmp_inputs in = { NULL, 0 };
+	struct cmp_opts o;
+	struct comparison c;
+	struct synth_opts sa = { .variant = "a", .iterations = 4 };
+	struct synth_opts sb = { .variant = "b", .iterations = 4 };
+	struct strbuf w = STRBUF_INIT;
+	cmp_opts_init(&o);
+	o.reps = 200;
+	add_doc(&in, on_devices(synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r), adev, an), "a.json", NULL);
+	add_doc(&in, on_devices(synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r), bdev, bn), "b.json", NULL);
+	assert_int_equal(comparison_build(&c, &in, &o), 0);
+	for (size_t i = 0; i < c.warnings.n; i++)
+		sb_addf(&w, "%s\n", c.warnings.v[i]);
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	cmp_opts_release(&o);
+	return w.buf ? w.buf : xstrdup("");
+}
+
+/* Lab runs: iterations of a variant on several devices are pooled and
+ * said so; variants each on another device are said to differ by it; one
+ * device for all says nothing. */
+static void test_lab_devices(void **state)
+{
+	static const char *const two[] = { "qemu-01", "qemu-02" }, *const d1[] = { "qemu-01" },
+				 *const d2[] = { "qemu-02" };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	char *w;
+	(void)state;
+	gsl_rng_set(r, 7);
+	w = device_warnings(r, two, 2, d1, 1);
+	assert_non_null(strstr(w, "a: its iterations ran on 2 lab devices (qemu-01 2, qemu-02 2 "
+				  "iterations): pooled here"));
+	assert_null(strstr(w, "b: its iterations"));
+	assert_null(strstr(w, "different lab devices"));
+	free(w);
+	w = device_warnings(r, d1, 1, d2, 1);
+	assert_non_null(strstr(w, "the variants ran on different lab devices (a on qemu-01, b on "
+				  "qemu-02): their differences may be the devices'"));
+	free(w);
+	w = device_warnings(r, d1, 1, d1, 1);
+	assert_null(strstr(w, "lab device"));
+	free(w);
+	gsl_rng_free(r);
+}
+
 static void test_rules(void **state)
 {
 	struct cmp_rules r = { NULL, 0 };
@@ -793,6 +859,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_lab_devices),
 		cmocka_unit_test(test_aa),
 		cmocka_unit_test(test_shift),
 		cmocka_unit_test(test_directions),

@@ -485,6 +485,35 @@ static void http_done(pid_t pid)
  * dead server named. */
 /* The lava backend's test steps: the network of QEMU's user net, then the
  * agent back to kbench over TCP. */
+/* The metrics of a real run (tests/fixtures/results/rt-smoke.json) as
+ * LAVA test case signals, a failed workload as one failed case, names and
+ * units that LAVA could misread made safe. */
+static void test_test_cases(void **state)
+{
+	json_object *d = json_object_from_file(KB_SRCDIR "/tests/fixtures/results/rt-smoke.json");
+	json_object *w, *bad;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	assert_non_null(d);
+	w = json_object_object_get(json_object_array_get_idx(json_object_object_get(d, "iterations"), 0),
+				   "workloads");
+	bad = json_object_new_object();
+	json_object_object_add(bad, "label", json_object_new_string("dbench nfs>x"));
+	json_object_object_add(bad, "status", json_object_new_string("failed"));
+	json_object_array_add(w, bad);
+	/* 1 + 2 + 9 + 9 + 3 metrics, one failure */
+	assert_int_equal(lava_test_cases(w, &sb), 25);
+	assert_non_null(strstr(sb.buf, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=hackbench.time RESULT=pass "
+				       "UNITS=s MEASUREMENT=2.938000>\n"));
+	assert_non_null(strstr(sb.buf, "\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=dbench.throughput "
+				       "RESULT=pass UNITS=MB/s MEASUREMENT=26.522300>\n"));
+	assert_non_null(strstr(sb.buf, "TEST_CASE_ID=cyclictest.load.lat_max RESULT=pass UNITS=us "
+				       "MEASUREMENT=714533.000000>"));
+	assert_non_null(strstr(sb.buf, "\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=dbench_nfs_x RESULT=fail>\n"));
+	json_object_put(d);
+	sb_release(&sb);
+}
+
 static void test_agent_steps(void **state)
 {
 	struct strvec v = STRVEC_INIT;
@@ -672,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
 		cmocka_unit_test(test_http),        cmocka_unit_test(test_publish),
 		cmocka_unit_test(test_initrd),      cmocka_unit_test(test_agent_steps),
+		cmocka_unit_test(test_test_cases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
