@@ -19,6 +19,8 @@
 #include "report/regress_out.h"
 #include "report/report.h"
 #include "run/targetcfg.h"
+#include "core/lab.h"
+#include "core/target.h"
 #include "run/results.h"
 #include "run/run.h"
 #include "core/spawn.h"
@@ -53,6 +55,8 @@ struct nightly_cfg {
 	struct strvec variants;
 	char baseline[128];        /* pinned night id; "" none */
 	char reports[KB_PATH_MAX]; /* "" default */
+	char lab[KB_PATH_MAX];     /* where the night runs: a lab (configs/labs) ... */
+	char target[KB_PATH_MAX];  /* ... or a machine (configs/targets); "" QEMU here */
 	struct cmp_opts co;        /* thresholds, noise limits */
 	struct strvec metrics;     /* judge only these */
 	struct verdict_opts vo;    /* levels, anchors and how a regression ends */
@@ -145,6 +149,10 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		snprintf(c->baseline, sizeof(c->baseline), "%s", value);
 	} else if (!strcmp(name, "reports")) {
 		snprintf(c->reports, sizeof(c->reports), "%s", value);
+	} else if (!strcmp(name, "lab")) {
+		snprintf(c->lab, sizeof(c->lab), "%s", value);
+	} else if (!strcmp(name, "target")) {
+		snprintf(c->target, sizeof(c->target), "%s", value);
 	} else if (!strcmp(name, "threshold") || !strcmp(name, "max_cv")) {
 		if (cmp_rules_add(!strcmp(name, "threshold") ? &c->co.min_effect : &c->co.max_cv, name,
 				  value)) {
@@ -157,7 +165,7 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		return !c->err[0];
 	} else {
 		snprintf(c->err, sizeof(c->err), "unknown key '%s' (known: suite, iterations, refresh, "
-			 "variants, baseline, reports, threshold, max_cv, metrics, window, alpha, "
+			 "variants, baseline, reports, lab, target, threshold, max_cv, metrics, window, alpha, "
 			 "clear_alpha, clear_nights, trend_nights)", name);
 		return 0;
 	}
@@ -187,6 +195,9 @@ static int cfg_load(const char *path, struct nightly_cfg *c)
 		return error("nightly config '%s': no [nightly] section", path);
 	if (!c->variants.n)
 		return error("nightly config '%s': no variants (variants = A B ...)", path);
+	if (c->lab[0] && c->target[0])
+		return error("nightly config '%s': lab = %s and target = %s: a night runs on a lab or "
+			     "on one machine, not both", path, c->lab, c->target);
 	return 0;
 }
 
@@ -515,6 +526,21 @@ static int nightly_config(const struct nightly_args *a, struct nightly_cfg *c, s
 		snprintf(c->baseline, sizeof(c->baseline), "%s", a->baseline);
 	if (a->ro.iterations > 0)
 		c->iterations = a->ro.iterations;
+	/* --lab or --target on the command line: the night runs there */
+	if (a->ro.lab || a->ro.target)
+		c->lab[0] = c->target[0] = '\0';
+	if (c->lab[0]) { /* the lab file checked before anything boots */
+		struct lab l;
+		if (lab_load(c->lab, &l))
+			return -1;
+		lab_release(&l);
+	}
+	if (c->target[0]) {
+		struct target t;
+		if (target_load(c->target, &t))
+			return -1;
+		target_release(&t);
+	}
 	if (a->only.n) {
 		strvec_clear(&c->variants);
 		for (size_t i = 0; i < a->only.n; i++)
@@ -626,10 +652,14 @@ static void nightly_run_one(struct night *n, const struct nightly_cfg *c, const 
 	struct run_opts o = *ro;
 	json_object *e = json_object_new_object();
 	int rc, its = c->iterations ? c->iterations : s->iterations;
+	if (c->lab[0])
+		o.lab = c->lab;
+	if (c->target[0])
+		o.target = c->target;
 	json_object_object_add(e, "variant", json_object_new_string(variant));
 	json_object_array_add(json_object_object_get(n->doc, "runs"), e);
 	/* on a target, the kernel the run builds for it (kernel_config) */
-	if (variant_load(variant, &v) || (ro->target && target_variant(ro->target, &v) < 0) ||
+	if (variant_load(variant, &v) || (o.target && target_variant(o.target, &v) < 0) ||
 	    kernel_get(&v, c->refresh && v.source == VSRC_DEBIAN_IMAGE, &k)) {
 		error("nightly: %s: no kernel (see above)", variant);
 		json_object_object_add(e, "exit", json_object_new_int(KB_EXIT_USAGE));
