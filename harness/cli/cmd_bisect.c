@@ -12,7 +12,9 @@
  * and only full commit ids reach `git bisect`.
  *
  * A step: regressed beyond the threshold with significance = bad;
- * unchanged or better = good; too noisy = another batch of iterations
+ * unchanged or better = good, and so is a step too noisy for regress's
+ * CV limit whose 95% interval of the change stays below the threshold
+ * (it cannot be as bad as the bad end); too noisy = another batch of iterations
  * up to --max-iterations, then skip; no results (build or boot failed) =
  * skip with the reason. Steps are recorded in
  * REPORTS/bisect/ID/state.json as they finish; --resume ID replays the
@@ -301,6 +303,16 @@ static int judge(struct bisect *b, json_object *base, json_object *cur, struct v
 			  k->status == REG_PASS || k->status == REG_IMPROVED ? "good" :
 			  k->status == REG_NOISY ? "noisy" : "skip";
 		snprintf(v->reason, sizeof(v->reason), "%s", k->message);
+		/* too noisy for kbench regress's CV limit, but the interval
+		 * rules out a change as bad as the threshold: good. (The
+		 * other way round a significant change beyond the threshold
+		 * is already "regressed", noisy or not.) */
+		if (!strcmp(v->what, "noisy") && isfinite(x->rel_lo) && isfinite(x->rel_hi) &&
+		    (m->better < 0 ? x->rel_hi : -x->rel_lo) < m->min_effect) {
+			v->what = "good";
+			snprintf(v->reason, sizeof(v->reason), "%s; its 95%% interval rules out a "
+				 "regression of %.0f%%", k->message, m->min_effect * 100);
+		}
 		break;
 	}
 	ret = 0;

@@ -172,6 +172,14 @@ expect_out "nosuchvariant"
 printf '[nightly]\nsuite = quick\nvariants = rt\nwindow = 1\n' >"$tmp/bad3.ini"
 expect_exit 2 "$KB" nightly --config "$tmp/bad3.ini" --reports "$r"
 expect_out "bad3.ini' line 4: window expects a whole number 2..100, got '1'"
+# where the night runs: a lab file that is not there, or a lab and a target
+printf '[nightly]\nsuite = quick\nvariants = rt\nlab = %s/nosuchlab.ini\n' "$tmp" >"$tmp/bad4.ini"
+expect_exit 2 "$KB" nightly --config "$tmp/bad4.ini" --reports "$r" --night x6
+expect_out "lab '$tmp/nosuchlab.ini': cannot read"
+printf '[nightly]\nsuite = quick\nvariants = rt\nlab = a\ntarget = b\n' >"$tmp/bad5.ini"
+expect_exit 2 "$KB" nightly --config "$tmp/bad5.ini" --reports "$r" --night x6
+expect_out "lab = a and target = b: a night runs on a lab or on one machine, not both"
+[ -d "$r/nightly/x6" ] && bad "a refused lab night left a directory" || ok "a refused lab night writes nothing"
 
 # another host's night: never judged against testhost's
 expect_exit 0 env KBENCH_HISTORY="$tmp/other.sqlite" "$KB" nightly --config "$tmp/n.ini" --reports "$tmp/ro" \
