@@ -307,8 +307,7 @@ static int judge(struct bisect *b, json_object *base, json_object *cur, struct v
 		 * rules out a change as bad as the threshold: good. (The
 		 * other way round a significant change beyond the threshold
 		 * is already "regressed", noisy or not.) */
-		if (!strcmp(v->what, "noisy") && isfinite(x->rel_lo) && isfinite(x->rel_hi) &&
-		    (m->better < 0 ? x->rel_hi : -x->rel_lo) < m->min_effect) {
+		if (!strcmp(v->what, "noisy") && regress_rules_out(m, x)) {
 			v->what = "good";
 			snprintf(v->reason, sizeof(v->reason), "%s; its 95%% interval rules out a "
 				 "regression of %.0f%%", k->message, m->min_effect * 100);

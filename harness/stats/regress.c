@@ -145,6 +145,13 @@ void regress_judge(const struct comparison *c, const char *const *only, size_t n
 		       r->noisy ? KB_EXIT_NOISY : KB_EXIT_OK;
 }
 
+int regress_rules_out(const struct cmp_metric *m, const struct cmp_cell *x)
+{
+	if (!isfinite(x->rel_lo) || !isfinite(x->rel_hi))
+		return 0;
+	return (m->better < 0 ? x->rel_hi : -x->rel_lo) < m->min_effect;
+}
+
 void regress_release(struct regress *r)
 {
 	for (size_t i = 0; i < r->n; i++) {

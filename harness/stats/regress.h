@@ -39,6 +39,11 @@ int regress_wanted(const struct cmp_metric *m, const char *const *only, size_t n
 void regress_judge(const struct comparison *c, const char *const *only, size_t nonly,
 		   struct regress *r);
 void regress_release(struct regress *r);
+/* 1 when the 95% interval of X's change against the baseline lies wholly
+ * on the good side of a worsening by M's minimum effect (time: below
+ * +threshold; throughput: above -threshold): whatever the noise, X is
+ * not as bad as the threshold. kbench bisect calls such a step good. */
+int regress_rules_out(const struct cmp_metric *m, const struct cmp_cell *x);
 
 /* "pass", "improved", "regressed", "noisy", "new" or "error". */
 const char *regress_status_name(enum regress_status s);

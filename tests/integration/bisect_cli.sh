@@ -1,7 +1,7 @@
 #!/bin/sh
 # kbench bisect's checks before anything is built, and its cleanup: no VM.
 # A tiny git repository that looks like a kernel tree (its builds fail at
-# once) stands in for the kernel; the real bisection is tests/slow/bisect.sh
+# once) stands in for the kernel; the real bisection is tests/check/bisect.sh
 # (make bisect-test).
 . "$(dirname "$0")/../lib.sh"
 need_tool git "kbench bisect drives git"

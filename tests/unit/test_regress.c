@@ -9,12 +9,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cmd_compare.h"
+#include "stats/compare.h"
+#include "stats/regress.h"
 #include "run/results.h"
 #include "core/spawn.h"
 #include "synth.h"
@@ -255,6 +258,24 @@ static void test_noisy(void **state)
 	free(l);
 }
 
+/* A change's interval against the threshold, either way a metric goes. */
+static void test_rules_out(void **state)
+{
+	struct cmp_metric time = { .better = -1, .min_effect = 1.0 };
+	struct cmp_metric tput = { .better = 1, .min_effect = 0.2 };
+	struct cmp_cell x = { .rel_lo = -0.581, .rel_hi = 0.094 };
+	(void)state;
+	assert_int_equal(regress_rules_out(&time, &x), 1);
+	x.rel_hi = 1.2; /* the interval reaches a doubling */
+	assert_int_equal(regress_rules_out(&time, &x), 0);
+	x.rel_lo = -0.15; /* throughput: at worst 15% lower */
+	assert_int_equal(regress_rules_out(&tput, &x), 1);
+	x.rel_lo = -0.25;
+	assert_int_equal(regress_rules_out(&tput, &x), 0);
+	x.rel_lo = NAN; /* no interval: nothing ruled out */
+	assert_int_equal(regress_rules_out(&time, &x), 0);
+}
+
 /* The schema itself rejects what CI would choke on (so the checks above
  * mean something). */
 static void test_schema_rejects(void **state)
@@ -279,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_regressed),
 		cmocka_unit_test(test_harness_errors),
 		cmocka_unit_test(test_noisy),
+		cmocka_unit_test(test_rules_out),
 		cmocka_unit_test(test_schema_rejects),
 	};
 	kb_quiet = 1;
