@@ -206,6 +206,7 @@ sed -e 's/^name = .*/name = mainline-panics/' -e 's|^cmdline =.*|cmdline = rdini
 expect_exit 1 "$KB" run --lab "$tmp/good.ini" --kernel "$tmp/panics.ini" --suite "$tmp/lab-suite.ini" \
 	--reports "$tmp/r" --run-id panics
 cat "$tmp/out" >>"$tmp/all.out"
+grep 'kbench: lab\|iteration\|retry' "$tmp/out"
 expect_exit 0 "$KB" validate "$tmp/r/runs/panics/results.json"
 python3 - "$tmp/r/runs/panics/results.json" "$port" "$dir/token" >"$tmp/o" 2>&1 <<'PY'
 import json, sys, urllib.request
