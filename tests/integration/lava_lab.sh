@@ -203,7 +203,7 @@ if [ $? = 0 ]; then ok "$(cat "$tmp/o")"; else bad "the metrics are not LAVA's t
 t=$(date +%s)
 sed -e 's/^name = .*/name = mainline-panics/' -e 's|^cmdline =.*|cmdline = rdinit=/kbench-no-such-init|' \
 	"$top/kernels/mainline-stock.ini" >"$tmp/panics.ini"
-expect_exit 1 "$KB" run --lab "$tmp/good.ini" --kernel "$tmp/panics.ini" --suite "$tmp/lab-suite.ini" \
+expect_exit 1 "$KB" run --lab "$tmp/good.ini" --kernel "$tmp/panics.ini" --suite "$tmp/lab-suite.ini" --boot-retries 0 \
 	--reports "$tmp/r" --run-id panics
 cat "$tmp/out" >>"$tmp/all.out"
 grep 'kbench: lab\|iteration\|retry' "$tmp/out"
