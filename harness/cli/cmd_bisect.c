@@ -32,12 +32,15 @@
 #include <unistd.h>
 
 #include "core/jsonutil.h"
+#include "core/lab.h"
 #include "core/spawn.h"
+#include "core/target.h"
 #include "stats/compare.h"
 #include "stats/regress.h"
 
 struct bisect {
 	const char *tree, *good, *bad, *variant, *suite, *metric, *threshold, *id, *reports;
+	const char *target, *lab; /* where the steps run (NULL: QEMU here) */
 	int iterations, max_iterations;
 	char good_sha[41], bad_sha[41];
 	char dir[KB_PATH_MAX], state_path[KB_PATH_MAX], self[KB_PATH_MAX];
@@ -59,6 +62,7 @@ static const char bisect_usage[] =
 	"usage: kbench bisect --tree DIR --good REF --bad REF --variant FILE|NAME\n"
 	"         --metric WORKLOAD.METRIC [--threshold PCT (5%)] [--suite S (quick)]\n"
 	"         [--iterations N (5)] [--max-iterations M (3N)] [--id ID] [--reports DIR]\n"
+	"         [--target NAME | --lab FILE]   (where each step runs; default QEMU here)\n"
 	"       kbench bisect --resume ID [--reports DIR]\n"
 	"exit: 0 the first bad commit was named, 1 none could be (or the ends do not\n"
 	"differ), 2 bad input or harness error; see docs/bisect.md\n";
@@ -240,6 +244,14 @@ static int measure(struct bisect *b, const char *sha, json_object *step, char *w
 				    "--iterations", iters, "--reports", b->reports, "--run-id", runid };
 		for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
 			strvec_push(&c.argv, a[i]);
+	}
+	if (b->target) {
+		strvec_push(&c.argv, "--target");
+		strvec_push(&c.argv, b->target);
+	}
+	if (b->lab) {
+		strvec_push(&c.argv, "--lab");
+		strvec_push(&c.argv, b->lab);
 	}
 	strvec_pushf(&c.env, "KSRC=%s", b->tree);
 	c.stdout_path = c.stderr_path = log;
@@ -488,7 +500,7 @@ static void bisect_finish(struct bisect *b)
 }
 
 enum { B_TREE = 1, B_GOOD, B_BAD, B_VARIANT, B_SUITE, B_METRIC, B_THRESHOLD, B_ITER, B_MAXITER,
-       B_ID, B_REPORTS, B_RESUME, B_HELP };
+       B_ID, B_REPORTS, B_RESUME, B_TARGET, B_LAB, B_HELP };
 
 static int parse_opts(int argc, char **argv, struct bisect *b, const char **resume)
 {
@@ -501,6 +513,7 @@ static int parse_opts(int argc, char **argv, struct bisect *b, const char **resu
 		{ "max-iterations", required_argument, NULL, B_MAXITER },
 		{ "id", required_argument, NULL, B_ID }, { "reports", required_argument, NULL, B_REPORTS },
 		{ "resume", required_argument, NULL, B_RESUME }, { "help", no_argument, NULL, B_HELP },
+		{ "target", required_argument, NULL, B_TARGET }, { "lab", required_argument, NULL, B_LAB },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -518,6 +531,8 @@ static int parse_opts(int argc, char **argv, struct bisect *b, const char **resu
 		case B_ID: b->id = optarg; break;
 		case B_REPORTS: b->reports = optarg; break;
 		case B_RESUME: *resume = optarg; break;
+		case B_TARGET: b->target = optarg; break;
+		case B_LAB: b->lab = optarg; break;
 		case B_ITER:
 			if (parse_int_opt("--iterations", optarg, 2, 1000, &b->iterations))
 				return -1;
@@ -597,12 +612,34 @@ static int load_state(struct bisect *b, const char *resume)
 	KEEP_STR("suite", suite);
 	KEEP_STR("metric", metric);
 	KEEP_STR("threshold", threshold);
+	KEEP_STR("target", target);
+	KEEP_STR("lab", lab);
 	jset_str(b->state, "id", b->id);
 	json_object_object_del(b->state, "first_bad");
 	json_object_object_del(b->state, "remaining");
 	if (!b->tree || !b->good || !b->bad || !b->variant || !b->metric || !b->suite ||
 	    !b->threshold || b->iterations < 2)
 		return error("%s: incomplete bisection state", b->state_path);
+	return 0;
+}
+
+/* --target / --lab: one of them, a file that loads (before any build). */
+static int check_where(const struct bisect *b)
+{
+	if (b->target && b->lab)
+		return error("--target and --lab: the steps run on one machine or on a lab, not both");
+	if (b->target) {
+		struct target t;
+		if (target_load(b->target, &t))
+			return -1;
+		target_release(&t);
+	}
+	if (b->lab) {
+		struct lab l;
+		if (lab_load(b->lab, &l))
+			return -1;
+		lab_release(&l);
+	}
 	return 0;
 }
 
@@ -642,7 +679,8 @@ int cmd_bisect(int argc, char **argv)
 	if (b.max_iterations < b.iterations)
 		return error("--max-iterations %d is below --iterations %d", b.max_iterations,
 			     b.iterations), KB_EXIT_USAGE;
-	if (load_state(&b, resume))
+	/* a new bisection's --target/--lab before its directory, a resumed one's from its state */
+	if ((!resume && check_where(&b)) || load_state(&b, resume) || (resume && check_where(&b)))
 		goto out;
 	ssize_t n = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1);
 	if (n <= 0) {

@@ -27,6 +27,15 @@ expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 $args --id d
 expect_out "are needed"
 expect_exit 2 "$KB" bisect --resume nosuch --reports "$tmp/r"
 expect_out "no bisection state"
+# where the steps run: a target or a lab that does not load, or both
+expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 --bad HEAD $args --id e --target "$tmp/nosuch.ini"
+expect_out "nosuch.ini"
+expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 --bad HEAD $args --id f --lab "$tmp/nosuchlab.ini"
+expect_out "lab '$tmp/nosuchlab.ini': cannot read"
+expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 --bad HEAD $args --id g --target a --lab b
+expect_out "the steps run on one machine or on a lab, not both"
+[ -e "$tmp/r/bisect/e" ] || [ -e "$tmp/r/bisect/f" ] || [ -e "$tmp/r/bisect/g" ] &&
+	bad "a refused --target/--lab left a bisection directory" || ok "refused --target/--lab: no bisection directory"
 
 echo y >>"$L/Makefile"
 expect_exit 2 "$KB" bisect --tree "$L" --good HEAD~1 --bad HEAD $args --id e
