@@ -148,12 +148,23 @@ static int open_port(double timeout_s)
 	return -1;
 }
 
+/* write(2), but a host gone from a socket is an error, not SIGPIPE (which
+ * would end the agent: with --reconnect it waits for the host instead;
+ * SIGPIPE itself stays default, for the workloads it execs) */
+static ssize_t out_write(const void *buf, size_t len)
+{
+	ssize_t n = send(out_fd, buf, len, MSG_NOSIGNAL);
+	if (n < 0 && errno == ENOTSOCK)
+		n = write(out_fd, buf, len);
+	return n;
+}
+
 static void send_json(json_object *o)
 {
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	size_t len = strlen(s);
 	while (len) {
-		ssize_t n = write(out_fd, s, len);
+		ssize_t n = out_write(s, len);
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				usleep(1000);
@@ -165,7 +176,7 @@ static void send_json(json_object *o)
 		s += n;
 		len -= (size_t)n;
 	}
-	while (write(out_fd, "\n", 1) < 0 && (errno == EINTR || errno == EAGAIN))
+	while (out_write("\n", 1) < 0 && (errno == EINTR || errno == EAGAIN))
 		usleep(1000);
 }
 
@@ -740,14 +751,25 @@ static int open_stdio(const char *arg, int *in, int *out)
 	return 0;
 }
 
+/* --reconnect=S: seconds to try to reach a host that went away (tcp: a
+ * killed kbench that comes back with --resume); 0, the agent ends. */
+static int reconnect_s;
+
+static int connect_tcp(const char *arg, double seconds, int *in, int *out);
+
 /* "IPv4:PORT": connect to the host's listener, trying for 30 s (the
  * network may come up after the agent starts). */
 static int open_tcp(const char *arg, int *in, int *out)
 {
+	return connect_tcp(arg, 30, in, out);
+}
+
+static int connect_tcp(const char *arg, double seconds, int *in, int *out)
+{
 	struct sockaddr_in sa;
 	char host[64];
 	const char *colon = arg ? strrchr(arg, ':') : NULL;
-	double end = mono() + 30;
+	double end = mono() + seconds;
 	long port;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
@@ -796,9 +818,12 @@ static const struct transport *pick_transport(int argc, char **argv, char *arg, 
 	if (getpid() == 1 && cmdline && (p = strstr(cmdline, "kbench.transport=")))
 		snprintf(spec, sizeof(spec), "%.*s", (int)strcspn(p + 17, " \n"), p + 17);
 	free(cmdline);
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--transport=", 12))
 			snprintf(spec, sizeof(spec), "%s", argv[i] + 12);
+		if (!strncmp(argv[i], "--reconnect=", 12))
+			reconnect_s = atoi(argv[i] + 12) > 0 ? atoi(argv[i] + 12) : 0;
+	}
 	len = strcspn(spec, ":");
 	snprintf(arg, n, "%s", spec[len] ? spec + len + 1 : "");
 	for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++)
@@ -839,6 +864,17 @@ int main(int argc, char **argv)
 		char *nl;
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n <= 0 && t->eof_ends && reconnect_s && !strcmp(t->name, "tcp")) {
+			/* the host is gone (killed): it may come back, resumed */
+			logmsg("the host is gone: trying to reach it again for %d s", reconnect_s);
+			close(in_fd);
+			in_fd = out_fd = -1;
+			if (connect_tcp(arg, reconnect_s, &in_fd, &out_fd))
+				poweroff();
+			logmsg("ready again (tcp)");
+			len = 0;
+			continue;
+		}
 		if (n <= 0 && t->eof_ends)
 			poweroff();
 		if (n <= 0) {

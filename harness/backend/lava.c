@@ -72,6 +72,7 @@ struct lava_guest {
 	double next_look;       /* monotonic time of the next look at the job */
 	char console_log[KB_PATH_MAX];
 	char url[OPT_STR_MAX + 64];
+	int resumed;            /* a killed run's job, collected (adopt) */
 };
 
 static int lava_version(char *out, size_t len)
@@ -132,7 +133,7 @@ static int lava_setup(void *params, const struct boot_params *probe, struct back
 	return 0;
 }
 
-int lava_agent_steps(const char *host, int port, struct strvec *steps)
+int lava_agent_steps(const char *host, int port, int reconnect_s, struct strvec *steps)
 {
 	char buf[256];
 	struct in_addr a;
@@ -143,8 +144,12 @@ int lava_agent_steps(const char *host, int port, struct strvec *steps)
 		 "ifconfig eth0 %s netmask 255.255.255.0 up && route add default gw %s",
 		 LAVA_GUEST_ADDR, host);
 	strvec_push(steps, buf);
-	snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d; echo kbench-agent-exit=$?", host,
-		 port);
+	if (reconnect_s > 0)
+		snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d --reconnect=%d; "
+			 "echo kbench-agent-exit=$?", host, port, reconnect_s);
+	else
+		snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d; echo kbench-agent-exit=$?",
+			 host, port);
 	strvec_push(steps, buf);
 	return 0;
 }
@@ -154,12 +159,21 @@ static int listen_loopback(int *port)
 {
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* *PORT > 0: that port again (a killed run's job, resumed) */
+	sa.sin_port = htons((unsigned short)(*port > 0 ? *port : 0));
+	if (fd >= 0 && *port > 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+		if (*port > 0) { /* the caller falls back to a new job */
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
 		error("cannot listen on 127.0.0.1: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -215,6 +229,100 @@ static int job_failed(struct guest *g, struct lava_guest *q)
 	return -1;
 }
 
+/* A submitted job's id and port, kept beside the iteration's console log
+ * (CONSOLE.lava-job: {"job": N, "port": P}) until the job ends under
+ * kbench's eyes: a kbench killed during the job finds it there again
+ * (kbench run --resume), and its agent, waiting resume_window seconds
+ * for kbench to come back, connects to the same port. */
+static void pending_path(const struct lava_guest *q, char *out, size_t len)
+{
+	snprintf(out, len, "%s.lava-job", q->console_log);
+}
+
+static void pending_save(const struct lava_guest *q, int port)
+{
+	char path[KB_PATH_MAX + 16];
+	struct strbuf sb = STRBUF_INIT;
+	if (!q->console_log[0])
+		return;
+	pending_path(q, path, sizeof(path));
+	sb_addf(&sb, "{\"job\": %lld, \"port\": %d}\n", q->job, port);
+	if (sb_write_atomic(path, &sb))
+		warning("cannot write '%s': a killed kbench could not find job %lld again", path,
+			q->job);
+}
+
+/* 0 and *JOB, *PORT when a valid record is there (its own file, so
+ * trusted as far as its shape is checked); -1 otherwise. */
+static int pending_load(const struct lava_guest *q, long long *job, int *port)
+{
+	char path[KB_PATH_MAX + 16];
+	json_object *o, *j, *p;
+	int ret = -1;
+	if (!q->console_log[0])
+		return -1;
+	pending_path(q, path, sizeof(path));
+	if (!path_exists(path) || !(o = json_object_from_file(path)))
+		return -1;
+	j = json_object_object_get(o, "job");
+	p = json_object_object_get(o, "port");
+	if (json_object_is_type(j, json_type_int) && json_object_is_type(p, json_type_int) &&
+	    json_object_get_int64(j) > 0 && json_object_get_int(p) > 0 &&
+	    json_object_get_int(p) < 65536) {
+		*job = json_object_get_int64(j);
+		*port = json_object_get_int(p);
+		ret = 0;
+	}
+	json_object_put(o);
+	return ret;
+}
+
+static void pending_drop(const struct lava_guest *q)
+{
+	char path[KB_PATH_MAX + 16];
+	if (!q->console_log[0])
+		return;
+	pending_path(q, path, sizeof(path));
+	unlink(path);
+}
+
+static void job_end(struct lava_guest *q, double timeout_s);
+
+/* A killed run's job of this iteration, found again: 1 when it is still
+ * running and kbench listens on its port again (Q->job, Q->lfd set);
+ * 0 when there is none to collect (one that is there but cannot be
+ * collected is cancelled first). */
+static int adopt(struct lava_guest *q, int *port)
+{
+	long long job;
+	char err[512];
+	int op;
+	if (pending_load(q, &job, &op))
+		return 0;
+	q->job = job;
+	if (look(q, 1, err, sizeof(err)) || q->finished) {
+		info("kbench: lab %s: job %lld of the killed run is %s: a new job", S.lab.name, job,
+		     q->finished ? "finished" : "not to be found");
+	} else if ((q->lfd = listen_loopback(&op)) >= 0) {
+		*port = op;
+		snprintf(q->url, sizeof(q->url), "%sscheduler/job/%lld", S.lab.url, q->job);
+		info("kbench: lab %s: job %lld of the killed run is still %s: collecting it, not "
+		     "submitting it again (%s)", S.lab.name, q->job, lava_state_name(q->last.state),
+		     q->url);
+		q->resumed = 1;
+		return 1;
+	} else {
+		info("kbench: lab %s: job %lld of the killed run is running, but its port %d is "
+		     "taken: cancelling it for a new job", S.lab.name, job, op);
+		job_end(q, 60);
+	}
+	pending_drop(q);
+	q->job = 0;
+	q->finished = 0;
+	memset(&q->last, 0, sizeof(q->last));
+	return 0;
+}
+
 static int lava_start(struct guest *g, const struct boot_params *p)
 {
 	struct lava_guest *q = xcalloc(1, sizeof(*q));
@@ -241,6 +349,8 @@ static int lava_start(struct guest *g, const struct boot_params *p)
 			 S.lab.artifacts);
 		goto out;
 	}
+	if (adopt(q, &port))
+		goto wait;
 	if ((q->lfd = listen_loopback(&port)) < 0) {
 		snprintf(g->err, sizeof(g->err), "cannot listen for the agent on 127.0.0.1");
 		goto out;
@@ -254,7 +364,7 @@ static int lava_start(struct guest *g, const struct boot_params *p)
 	spec.modules_url = "";
 	spec.cmdline = p->cmdline ? p->cmdline : "";
 	spec.job_timeout_s = S.lab.job_timeout_s;
-	if (lava_agent_steps(LAVA_HOST_ADDR, port, &spec.steps) ||
+	if (lava_agent_steps(LAVA_HOST_ADDR, port, S.lab.resume_window_s, &spec.steps) ||
 	    lava_job_yaml(S.tmpl.buf ? S.tmpl.buf : "", S.tmpl.len, &spec, &yaml, err,
 			  sizeof(err))) {
 		snprintf(g->err, sizeof(g->err), "%s: %s", S.template_path, err);
@@ -266,6 +376,8 @@ static int lava_start(struct guest *g, const struct boot_params *p)
 	}
 	snprintf(q->url, sizeof(q->url), "%sscheduler/job/%lld", S.lab.url, q->job);
 	info("kbench: lab %s: job %lld submitted (%s)", S.lab.name, q->job, q->url);
+	pending_save(q, port);
+wait:
 	for (;;) {
 		struct pollfd pfd = { q->lfd, POLLIN, 0 };
 		double waited = now_mono() - t0;
@@ -391,6 +503,8 @@ static void lava_release(struct guest *g)
 	if (q->lfd >= 0)
 		close(q->lfd);
 	job_end(q, 60);
+	if (q->finished || !q->job)
+		pending_drop(q);
 	console_fetch(q);
 	free(q);
 	kb_interrupted = kb_interrupted ? kb_interrupted : intr;
@@ -422,6 +536,8 @@ static json_object *lava_facts(struct guest *g)
 	json_object_object_add(o, "job_url", json_object_new_string(q->url));
 	json_object_object_add(o, "device", json_object_new_string(q->last.device));
 	json_object_object_add(o, "device_type", json_object_new_string(q->last.device_type));
+	if (q->resumed) /* its boot ran part of the suite for the killed kbench */
+		json_object_object_add(o, "resumed", json_object_new_boolean(1));
 	return o;
 }
 

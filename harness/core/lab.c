@@ -17,7 +17,7 @@
 struct lab_raw {
 	char url[OPT_STR_MAX], token_file[OPT_STR_MAX], device_type[OPT_STR_MAX];
 	char tags[OPT_STR_MAX], artifacts[OPT_STR_MAX], artifacts_url[OPT_STR_MAX];
-	int queue_timeout, job_timeout, poll_interval;
+	int queue_timeout, job_timeout, poll_interval, resume_window;
 };
 
 #define LO(f) offsetof(struct lab_raw, f)
@@ -31,6 +31,8 @@ static const struct opt_def lab_opts[] = {
 	{ "queue_timeout", OPT_INT, LO(queue_timeout), 10, 7 * 86400, NULL, "seconds queued" },
 	{ "job_timeout", OPT_INT, LO(job_timeout), 30, 86400, NULL, "seconds running" },
 	{ "poll_interval", OPT_INT, LO(poll_interval), 1, 600, NULL, "seconds between looks" },
+	{ "resume_window", OPT_INT, LO(resume_window), 0, 86400, NULL,
+	  "seconds a job's agent waits for a killed kbench to come back (--resume)" },
 	OPT_END
 };
 #undef LO
@@ -123,7 +125,8 @@ static int lab_handler(void *user, const char *section, const char *name, const 
 	if (!(d = opt_find(lab_opts, name))) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: url, token_file, device_type, tags, artifacts, "
-			 "artifacts_url, queue_timeout, job_timeout, poll_interval)", name);
+			 "artifacts_url, queue_timeout, job_timeout, poll_interval, resume_window)",
+			 name);
 		return 0;
 	}
 	if (opt_set(&c->raw, d, value, err, sizeof(err))) {
@@ -197,6 +200,7 @@ static int lab_finish(struct lab_ctx *c, const char *path, struct lab *l)
 	l->queue_timeout_s = r->queue_timeout;
 	l->job_timeout_s = r->job_timeout;
 	l->poll_interval_s = r->poll_interval;
+	l->resume_window_s = r->resume_window;
 	for (int i = 0; i < l->ntemplates; i++) {
 		snprintf(tmp, sizeof(tmp), "%s", l->templates[i].path);
 		config_path(l->templates[i].path, KB_PATH_MAX, tmp, dir);
@@ -217,6 +221,7 @@ int lab_parse(const char *buf, size_t len, const char *path, struct lab *l)
 	c.raw.queue_timeout = 3600;
 	c.raw.job_timeout = 1800;
 	c.raw.poll_interval = 5;
+	c.raw.resume_window = 600;
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	if (config_ini_parse(buf, len, "lab", path, lab_handler, &c, c.err))
 		return -1;

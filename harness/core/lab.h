@@ -11,6 +11,8 @@
  *   queue_timeout = 3600              ; seconds a job may wait for a device
  *   job_timeout = 1800                ; seconds a job may run
  *   poll_interval = 5                 ; seconds between two looks at a job
+ *   resume_window = 600               ; seconds a job's agent waits for a
+ *                                     ; killed kbench (--resume); 0: none
  *
  *   [templates]
  *   qemu = templates/qemu.yaml        ; per device type: the job's deploy
@@ -46,6 +48,7 @@ struct lab {
 	int queue_timeout_s;
 	int job_timeout_s;
 	int poll_interval_s;
+	int resume_window_s; /* a job's agent waits this long for a killed kbench */
 	struct lab_template templates[LAB_TEMPLATES_MAX];
 	int ntemplates;
 };

@@ -491,6 +491,8 @@ static int check_lava(json_object *it, const char *where, char *err, size_t len)
 			return verr(err, len, "%s: lava '%s' has a control character", where,
 				    strs[i]);
 	}
+	if (json_object_object_get_ex(l, "resumed", &id) && !json_object_is_type(id, json_type_boolean))
+		return verr(err, len, "%s: lava 'resumed' should be true or false", where);
 	return 0;
 }
 

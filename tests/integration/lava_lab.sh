@@ -17,8 +17,10 @@
 #    values; Ctrl-C during a job leaves it Canceled in LAVA; the token is
 #    in no output or report;
 #  - a kernel that panics: a failed iteration with the panic in its
-#    console tail (from the job log), the device still Good.
-# Not here yet (docs/lab.md): campaigns on a lab, --resume of a job.
+#    console tail (from the job log), the device still Good;
+#  - kbench killed (SIGKILL) during a job: --resume collects that job (the
+#    agent waited for kbench to come back) and LAVA gets no new job.
+# Not here yet (docs/lab.md): campaigns over the devices in parallel.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
@@ -246,6 +248,56 @@ else
 	bad "Ctrl-C: exit $rc, job '$job2' is $([ -n "$job2" ] && state "$job2")"
 	tail -20 "$tmp/int.out"
 fi
+# kbench killed (SIGKILL) while its job runs: the agent waits for it
+# (resume_window), and kbench run --resume collects the same job instead
+# of submitting another
+t=$(date +%s)
+jobs() {
+	python3 - "$port" "$dir/token" <<'PY'
+import json, sys, urllib.request
+req = urllib.request.Request("http://127.0.0.1:%s/api/v0.2/jobs/?limit=1" % sys.argv[1],
+                             headers={"Authorization": "Token " + open(sys.argv[2]).read().strip()})
+print(json.load(urllib.request.urlopen(req, timeout=30))["count"])
+PY
+}
+"$KB" run --lab "$tmp/good.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
+	--reports "$tmp/r" --run-id lab3 >"$tmp/kill.out" 2>&1 &
+kpid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q "iteration 1: guest .* up" "$tmp/kill.out"; do sleep 1; i=$((i + 1)); done
+sleep 3 # into the first workload
+kill -KILL $kpid
+wait $kpid
+job3=$(sed -n 's/.*job \([0-9]*\) submitted.*/\1/p' "$tmp/kill.out" | head -1)
+n0=$(jobs)
+expect_exit 0 "$KB" run --resume lab3 --lab "$tmp/good.ini" --reports "$tmp/r"
+cat "$tmp/out" >>"$tmp/all.out"
+grep 'kbench: lab' "$tmp/out"
+expect_out "job $job3 of the killed run is still Running: collecting it, not submitting it again"
+n1=$(jobs)
+if grep -q "submitted" "$tmp/out" || [ "$n0" != "$n1" ]; then
+	bad "--resume submitted another job (LAVA had $n0 jobs, then $n1)"
+else
+	ok "--resume submitted no job (LAVA has $n1 jobs before and after)"
+fi
+python3 - "$tmp/r/runs/lab3/results.json" "$job3" >"$tmp/o" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "complete", d["status"]
+it = d["iterations"][-1]
+assert it["status"] == "ok" and it["lava"]["job_id"] == int(sys.argv[2]), it
+assert it["lava"].get("resumed") is True, it["lava"]
+print("job", it["lava"]["job_id"], "collected, hackbench", it["workloads"][0]["metrics"]["time"]["value"], "s")
+PY
+if [ $? = 0 ] && [ "$(state "$job3")" = "Finished Complete" ]; then
+	ok "killed and resumed: $(cat "$tmp/o"), LAVA says Finished Complete ($(($(date +%s) - t)) s)"
+else
+	bad "killed and resumed: $(cat "$tmp/o"); job $job3 is $(state "$job3")"
+	tail -20 "$tmp/kill.out"
+fi
+[ -e "$tmp/r/runs/lab3/console/iter-1.log.lava-job" ] && bad "the job record is left after the job ended" ||
+	ok "no job record left"
+
 # a wrong token: refused before any job, exit 2, no run directory left
 expect_exit 2 "$KB" run --lab "$tmp/wrong.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
 	--reports "$tmp/r" --run-id badtoken

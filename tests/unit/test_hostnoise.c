@@ -221,6 +221,12 @@ static void test_validate_lava(void **state)
 	jset_str(l, "device_type", "qemu");
 	jset(it, "lava", l);
 	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	jset(l, "resumed", json_object_new_boolean(1)); /* a killed run's job, collected */
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	jset_str(l, "resumed", "yes");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "resumed"));
+	json_object_object_del(l, "resumed");
 	jset(l, "job_id", json_object_new_int(0));
 	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "job_id"));

@@ -63,6 +63,7 @@ static void test_lab_file(void **state)
 	assert_int_equal(l.queue_timeout_s, 600);
 	assert_int_equal(l.job_timeout_s, 900);
 	assert_int_equal(l.poll_interval_s, 2);
+	assert_int_equal(l.resume_window_s, 600); /* the default */
 	assert_string_equal(lab_template_for(&l, "qemu"),
 			    FIX "labs/../../../tools/lava/probe-job.yaml");
 	assert_null(lab_template_for(&l, "x86-server"));
@@ -518,15 +519,19 @@ static void test_agent_steps(void **state)
 {
 	struct strvec v = STRVEC_INIT;
 	(void)state;
-	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, &v), 0);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, 0, &v), 0);
 	assert_int_equal(v.n, 2);
 	assert_string_equal(v.v[0], "ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up && "
 				    "route add default gw 10.0.2.2");
 	assert_string_equal(v.v[1], "/init --transport=tcp:10.0.2.2:40123; echo kbench-agent-exit=$?");
-	assert_int_equal(lava_agent_steps("10.0.2.2; rm -rf /", 1, &v), -1);
-	assert_int_equal(lava_agent_steps("10.0.2.2", 0, &v), -1);
-	assert_int_equal(lava_agent_steps("10.0.2.2", 65536, &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2; rm -rf /", 1, 0, &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 0, 0, &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 65536, 0, &v), -1);
 	assert_int_equal(v.n, 2);
+	/* the agent waits 600 s for a killed kbench (--resume) */
+	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, 600, &v), 0);
+	assert_string_equal(v.v[3], "/init --transport=tcp:10.0.2.2:40123 --reconnect=600; "
+				    "echo kbench-agent-exit=$?");
 	strvec_clear(&v);
 }
 
