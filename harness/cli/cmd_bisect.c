@@ -73,9 +73,20 @@ static int git(const struct bisect *b, struct strbuf *out, const char *a0, const
 	       const char *a2, const char *a3, const char *a4)
 {
 	const char *argv[] = { "git", "-C", b->tree, a0, a1, a2, a3, a4, NULL };
-	struct strbuf tmp = STRBUF_INIT;
-	int r = run_capture(argv, 600, out ? out : &tmp);
-	sb_release(&tmp);
+	struct child c = CHILD_INIT;
+	int r;
+	for (int i = 0; argv[i]; i++)
+		strvec_push(&c.argv, argv[i]);
+	c.capture = 1;
+	c.timeout_s = 600;
+	/* Ctrl-C never cuts git in half: a checkout killed midway leaves the
+	 * tree with HEAD moved and files not, which git bisect reset then
+	 * refuses to leave (seen in make bisect-test) */
+	c.whole = 1;
+	r = child_run(&c);
+	if (out && c.out.len)
+		sb_add(out, c.out.buf, c.out.len);
+	child_release(&c);
 	return r;
 }
 

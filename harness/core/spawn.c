@@ -270,7 +270,7 @@ int child_finish(struct child *c)
 			child_kill(c, 2.0);
 			break;
 		}
-		if (kb_interrupted) {
+		if (kb_interrupted && !c->whole) {
 			child_kill(c, 2.0);
 			break;
 		}

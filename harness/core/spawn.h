@@ -22,6 +22,10 @@ struct child {
 	struct strbuf out;
 	size_t capture_max;      /* 0 = 16 MiB */
 	double timeout_s;        /* 0 = no deadline */
+	int whole;               /* Ctrl-C (kb_interrupted) waits for it rather than
+				  * killing it: a short step that must not be cut in
+				  * half (git checking a commit out); the deadline
+				  * still applies */
 	/* results */
 	pid_t pid;
 	int timed_out;

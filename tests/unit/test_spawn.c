@@ -46,6 +46,21 @@ static void test_capture(void **state)
 	child_release(&c);
 }
 
+/* Ctrl-C (kb_interrupted) kills a child, but one marked whole is waited
+ * for (kbench bisect's git checkouts). */
+static void test_interrupt_whole(void **state)
+{
+	struct child a = CHILD_INIT, b = CHILD_INIT;
+	(void)state;
+	kb_interrupted = SIGINT;
+	assert_int_equal(sh("sleep 0.3; exit 7", 10, &a), 128 + SIGTERM);
+	b.whole = 1;
+	assert_int_equal(sh("sleep 0.3; exit 7", 10, &b), 7);
+	kb_interrupted = 0;
+	child_release(&a);
+	child_release(&b);
+}
+
 /* A hung child and its background grandchild are both killed at the
  * deadline, and the call returns soon after it. */
 static void test_deadline_kills_group(void **state)
@@ -142,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_interrupt_whole),
 		cmocka_unit_test(test_deadline_kills_group),
 		cmocka_unit_test(test_flood_deadline),
 		cmocka_unit_test(test_missing_program),
