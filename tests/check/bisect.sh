@@ -32,6 +32,9 @@ flock -n 9 || { bad "another make bisect-test uses $scratch"; finish; }
 g() { git -C "$scratch/linux" -c user.name=kbench -c user.email=kbench@example.invalid "$@"; }
 t=$(date +%s)
 if [ "$(cat "$scratch/source" 2>/dev/null)" = "$src" ] && g rev-parse -q --verify refs/tags/cached >/dev/null; then
+	# a run that failed may have left a bisection and changed files:
+	# clean first, or git bisect reset refuses to move
+	g checkout -q -f kbench >/dev/null 2>&1
 	g bisect reset >/dev/null 2>&1
 	g checkout -q -f kbench && g reset -q --hard cached || { bad "scratch repository reset"; finish; }
 else
