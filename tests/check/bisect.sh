@@ -171,7 +171,7 @@ for log in sorted(glob.glob(sys.argv[3] + "/bisect-synth-*.log")):
 print("kbench runs (one boot each unless its build failed): %d, builds finished: %d, build cache hits: %d, minutes: %.1f"
       % (d["runs_started"], len(builds), hits, d["minutes"]))
 for name, s in builds:
-    print("  build %s: %d s (busy host)" % (name, s))
+    print("  build %s: %d s" % (name, s))
 PY
 for f in bisect.md bisect.svg bisect.log state.json; do
 	[ -s "$d/$f" ] && ok "$f written" || bad "$f missing"
