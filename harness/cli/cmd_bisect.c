@@ -654,6 +654,23 @@ static int check_where(const struct bisect *b)
 	return 0;
 }
 
+/* The answer on the terminal, as bisect.md opens: the first bad commit
+ * (or why none), the cost, where the report is. */
+static void bisect_print_summary(const struct bisect *b)
+{
+	json_object *fb = jget(b->state, "first_bad");
+	if (fb)
+		printf("bisect %s: first bad commit %s %s\n%s\n", b->id, or_empty(jstr(fb, "commit")),
+		       or_empty(jstr(fb, "subject")), or_empty(jstr(fb, "diffstat")));
+	else if (jstr(b->state, "why_none"))
+		printf("bisect %s: no single commit named: %s%s%s\n", b->id,
+		       jstr(b->state, "why_none"), jstr(b->state, "remaining") ? "; left:" : "",
+		       or_empty(jstr(b->state, "remaining")));
+	printf("bisect %s: %d kbench runs, %.1f minutes; report %s/bisect.md\n", b->id,
+	       json_object_get_int(jget(b->state, "runs_started")),
+	       json_object_get_double(jget(b->state, "minutes")), b->dir);
+}
+
 /* Both ends measured; the bad one must be significantly worse beyond the
  * threshold. KB_EXIT_OK to bisect, else the exit code. */
 static int check_ends(struct bisect *b)
@@ -720,6 +737,8 @@ int cmd_bisect(int argc, char **argv)
 	jset_int(b.state, "exit", ret);
 	if (save_state(&b) || bisect_write_report(b.dir, b.state))
 		ret = KB_EXIT_USAGE;
+	else
+		bisect_print_summary(&b);
 out:
 	json_object_put(b.state);
 	return ret;

@@ -183,6 +183,9 @@ n=$(ls "$r/runs" | wc -l)
 rm "$d/bisect.json"
 expect_exit 0 "$KB" bisect --resume synth --reports "$r"
 [ "$(ls "$r/runs" | wc -l)" = "$n" ] && ok "resume reran nothing" || bad "resume measured again"
+# the answer on the terminal, not only in bisect.md
+expect_out "bisect synth: first bad commit $culprit af_unix: slow down stream sendmsg"
+expect_out "bisect synth: [0-9]* kbench runs, [0-9.]* minutes; report .*/bisect.md"
 
 # no difference: two unrelated commits must not be bisected
 expect_exit 1 "$KB" bisect --tree "$scratch/linux" --good HEAD~6 --bad HEAD~4 --variant rt-adaptive-test \
