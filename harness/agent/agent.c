@@ -822,8 +822,10 @@ static const struct transport *pick_transport(int argc, char **argv, char *arg, 
 		if (!strncmp(argv[i], "--transport=", 12))
 			snprintf(spec, sizeof(spec), "%s", argv[i] + 12);
 		if (!strncmp(argv[i], "--reconnect=", 12))
-			reconnect_s = atoi(argv[i] + 12) > 0 ? atoi(argv[i] + 12) : 0;
+			reconnect_s = atoi(argv[i] + 12);
 	}
+	if (reconnect_s < 0)
+		reconnect_s = 0;
 	len = strcspn(spec, ":");
 	snprintf(arg, n, "%s", spec[len] ? spec + len + 1 : "");
 	for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++)

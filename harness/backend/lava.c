@@ -25,6 +25,7 @@
  * parses it); the token stays in memory (lava_api.c). */
 #include "backend/backend.h"
 #include "backend/lava_api.h"
+#include "core/jsonutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -135,7 +136,7 @@ static int lava_setup(void *params, const struct boot_params *probe, struct back
 
 int lava_agent_steps(const char *host, int port, int reconnect_s, struct strvec *steps)
 {
-	char buf[256];
+	char buf[256], rc[32];
 	struct in_addr a;
 	if (inet_pton(AF_INET, host, &a) != 1 || port < 1 || port > 65535)
 		return -1;
@@ -144,12 +145,9 @@ int lava_agent_steps(const char *host, int port, int reconnect_s, struct strvec 
 		 "ifconfig eth0 %s netmask 255.255.255.0 up && route add default gw %s",
 		 LAVA_GUEST_ADDR, host);
 	strvec_push(steps, buf);
-	if (reconnect_s > 0)
-		snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d --reconnect=%d; "
-			 "echo kbench-agent-exit=$?", host, port, reconnect_s);
-	else
-		snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d; echo kbench-agent-exit=$?",
-			 host, port);
+	snprintf(rc, sizeof(rc), " --reconnect=%d", reconnect_s);
+	snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d%s; echo kbench-agent-exit=$?", host,
+		 port, reconnect_s > 0 ? rc : "");
 	strvec_push(steps, buf);
 	return 0;
 }
@@ -242,14 +240,17 @@ static void pending_path(const struct lava_guest *q, char *out, size_t len)
 static void pending_save(const struct lava_guest *q, int port)
 {
 	char path[KB_PATH_MAX + 16];
-	struct strbuf sb = STRBUF_INIT;
+	json_object *o;
 	if (!q->console_log[0])
 		return;
 	pending_path(q, path, sizeof(path));
-	sb_addf(&sb, "{\"job\": %lld, \"port\": %d}\n", q->job, port);
-	if (sb_write_atomic(path, &sb))
+	o = json_object_new_object();
+	json_object_object_add(o, "job", json_object_new_int64(q->job));
+	json_object_object_add(o, "port", json_object_new_int(port));
+	if (json_save(path, o))
 		warning("cannot write '%s': a killed kbench could not find job %lld again", path,
 			q->job);
+	json_object_put(o);
 }
 
 /* 0 and *JOB, *PORT when a valid record is there (its own file, so

@@ -32,9 +32,8 @@
 #include <unistd.h>
 
 #include "core/jsonutil.h"
-#include "core/lab.h"
+#include "cli/runopts.h"
 #include "core/spawn.h"
-#include "core/target.h"
 #include "stats/compare.h"
 #include "stats/regress.h"
 
@@ -639,19 +638,7 @@ static int check_where(const struct bisect *b)
 {
 	if (b->target && b->lab)
 		return error("--target and --lab: the steps run on one machine or on a lab, not both");
-	if (b->target) {
-		struct target t;
-		if (target_load(b->target, &t))
-			return -1;
-		target_release(&t);
-	}
-	if (b->lab) {
-		struct lab l;
-		if (lab_load(b->lab, &l))
-			return -1;
-		lab_release(&l);
-	}
-	return 0;
+	return runopts_where_loads(b->target, b->lab);
 }
 
 /* The answer on the terminal, as bisect.md opens: the first bad commit

@@ -19,8 +19,6 @@
 #include "report/regress_out.h"
 #include "report/report.h"
 #include "run/targetcfg.h"
-#include "core/lab.h"
-#include "core/target.h"
 #include "run/results.h"
 #include "run/run.h"
 #include "core/spawn.h"
@@ -529,18 +527,8 @@ static int nightly_config(const struct nightly_args *a, struct nightly_cfg *c, s
 	/* --lab or --target on the command line: the night runs there */
 	if (a->ro.lab || a->ro.target)
 		c->lab[0] = c->target[0] = '\0';
-	if (c->lab[0]) { /* the lab file checked before anything boots */
-		struct lab l;
-		if (lab_load(c->lab, &l))
-			return -1;
-		lab_release(&l);
-	}
-	if (c->target[0]) {
-		struct target t;
-		if (target_load(c->target, &t))
-			return -1;
-		target_release(&t);
-	}
+	if (runopts_where_loads(c->target, c->lab)) /* before anything boots */
+		return -1;
 	if (a->only.n) {
 		strvec_clear(&c->variants);
 		for (size_t i = 0; i < a->only.n; i++)

@@ -2,6 +2,8 @@
 #include "cli/runopts.h"
 #include "backend/backend.h"
 #include "core/ids.h"
+#include "core/lab.h"
+#include "core/target.h"
 #include "core/util.h"
 
 int runopts_parse(int c, const char *arg, struct run_opts *o)
@@ -65,4 +67,21 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 int runopts_unknown(char **argv, const char *hint)
 {
 	return error("unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
+}
+
+int runopts_where_loads(const char *target, const char *lab)
+{
+	if (target && *target) {
+		struct target t;
+		if (target_load(target, &t))
+			return -1;
+		target_release(&t);
+	}
+	if (lab && *lab) {
+		struct lab l;
+		if (lab_load(lab, &l))
+			return -1;
+		lab_release(&l);
+	}
+	return 0;
 }

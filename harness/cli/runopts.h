@@ -58,5 +58,9 @@ int runopts_parse(int c, const char *arg, struct run_opts *o);
 
 /* "unknown option '--x'" (getopt_long's last ARGV element) and -1. */
 int runopts_unknown(char **argv, const char *hint);
+/* The target file TARGET and the lab file LAB (either may be NULL or "")
+ * load: checked before anything is built or booted. 0, or -1 with the
+ * loader's message printed. */
+int runopts_where_loads(const char *target, const char *lab);
 
 #endif
