@@ -44,13 +44,16 @@
 
 struct lava_params {
 	char lab[OPT_STR_MAX]; /* configs/labs/NAME.ini or a path (--lab) */
+	char device[64];       /* --lab-device: the one device to run on */
 };
 
-static const struct lava_params lava_defaults = { "" };
+static const struct lava_params lava_defaults = { "", "" };
 
 static const struct opt_def lava_opts[] = {
 	{ "lab", OPT_STRING, offsetof(struct lava_params, lab), 0, 0, NULL,
 	  "the LAVA lab: configs/labs/NAME.ini or a path (--lab)" },
+	{ "device", OPT_STRING, offsetof(struct lava_params, device), 0, 0, NULL,
+	  "the lab's device every job runs on, by a tag only it carries (--lab-device)" },
 	OPT_END
 };
 
@@ -63,7 +66,9 @@ static struct {
 	struct strbuf tmpl;
 	char initrd_for[KB_PATH_MAX]; /* the image lava_initrd was made of */
 	char initrd[KB_PATH_MAX];     /* ... and the LAVA flavour, in workdir */
-} S = { .tmpl = STRBUF_INIT };
+	char device[64];              /* --lab-device: jobs pinned to it ... */
+	struct strvec tags;           /* ... by the lab's tags and its own tag */
+} S = { .tmpl = STRBUF_INIT, .tags = STRVEC_INIT };
 
 struct lava_guest {
 	long long job;          /* 0 before the submission */
@@ -88,6 +93,33 @@ static int lava_check_tools(const struct boot_params *p)
 	return 0; /* libcurl and libyaml are linked in */
 }
 
+/* --lab-device NAME: LAVA schedules by device type and tags only, so a
+ * job runs on NAME alone when it asks for a tag only NAME carries. */
+static int lava_pin(const char *name, const struct lava_device *d, int n)
+{
+	const char *tag;
+	int i;
+	for (i = 0; i < n && strcmp(d[i].name, name); i++)
+		;
+	if (i == n)
+		return error("lab '%s': no device '%s'%s%s (kbench lab check %s lists them)",
+			     S.lab.name, name, S.lab.device_type[0] ? " of type " : "",
+			     S.lab.device_type, S.lab.path);
+	if (!d[i].usable)
+		return error("lab '%s': device '%s' is %s (%s): not usable", S.lab.name, name,
+			     d[i].health, d[i].state);
+	if (!(tag = lava_device_own_tag(d, n, i)))
+		return error("lab '%s': device '%s' has no tag of its own, and LAVA picks devices "
+			     "by type and tags only: give it one (lavacli devices tags add %s %s)",
+			     S.lab.name, name, name, name);
+	snprintf(S.device, sizeof(S.device), "%s", name);
+	for (size_t k = 0; k < S.tags.n; k++)
+		if (!strcmp(S.tags.v[k], tag))
+			return 0;
+	strvec_push(&S.tags, tag);
+	return 0;
+}
+
 static int lava_setup(void *params, const struct boot_params *probe, struct backend_info *bi)
 {
 	const struct lava_params *lp = params;
@@ -101,7 +133,9 @@ static int lava_setup(void *params, const struct boot_params *probe, struct back
 	S.connected = 0;
 	lab_release(&S.lab);
 	sb_reset(&S.tmpl);
+	strvec_clear(&S.tags);
 	S.initrd_for[0] = '\0';
+	S.device[0] = '\0';
 	if (!lp->lab[0])
 		return error("backend 'lava' needs a lab: give --lab NAME (configs/labs/)");
 	if (lab_load(lp->lab, &S.lab))
@@ -113,6 +147,10 @@ static int lava_setup(void *params, const struct boot_params *probe, struct back
 		return error("lab '%s': %s", S.lab.name, err);
 	for (int i = 0; i < n && i < 64; i++)
 		usable += d[i].usable;
+	for (size_t i = 0; i < S.lab.tags.n; i++)
+		strvec_push(&S.tags, S.lab.tags.v[i]);
+	if (lp->device[0] && lava_pin(lp->device, d, n < 64 ? n : 64))
+		return -1;
 	if (!usable)
 		return error("lab '%s': no usable device of type '%s' (%d listed): check the lab "
 			     "with kbench lab check %s", S.lab.name,
@@ -125,8 +163,9 @@ static int lava_setup(void *params, const struct boot_params *probe, struct back
 	snprintf(S.template_path, sizeof(S.template_path), "%s", tp);
 	if (read_file(S.template_path, &S.tmpl, 1u << 20))
 		return -1;
-	info("kbench: lab %s: %d usable device%s of type %s at %s", S.lab.name, usable,
-	     usable == 1 ? "" : "s", S.lab.device_type[0] ? S.lab.device_type : "any", S.lab.url);
+	info("kbench: lab %s: %d usable device%s of type %s at %s%s%s", S.lab.name, usable,
+	     usable == 1 ? "" : "s", S.lab.device_type[0] ? S.lab.device_type : "any", S.lab.url,
+	     S.device[0] ? "; jobs pinned to " : "", S.device);
 	snprintf(bi->accel, sizeof(bi->accel), "lava");
 	bi->time_scale = 1.0;
 	/* the queue, then LAVA's deploy and boot, then the agent's start */
@@ -359,7 +398,7 @@ static int lava_start(struct guest *g, const struct boot_params *p)
 	snprintf(name, sizeof(name), "kbench %s", p->release ? p->release : "kernel");
 	spec.name = name;
 	spec.device_type = S.lab.device_type;
-	spec.tags = &S.lab.tags;
+	spec.tags = &S.tags;
 	spec.kernel_url = kurl;
 	spec.initrd_url = iurl;
 	spec.modules_url = "";
@@ -394,6 +433,11 @@ wait:
 		}
 		if (q->finished) {
 			job_failed(g, q);
+			goto out;
+		}
+		if (S.device[0] && q->last.device[0] && strcmp(q->last.device, S.device)) {
+			snprintf(g->err, sizeof(g->err), "the lab failed: job %lld went to %s, not to "
+				 "%s whose own tag it asked for", q->job, q->last.device, S.device);
 			goto out;
 		}
 		if (q->last.state == LAVA_RUNNING && !running_at)

@@ -197,6 +197,17 @@ int lava_devices(struct lava_conn *c, const char *device_type, struct lava_devic
 		goto out;
 	}
 	ret = lava_devices_parse(a.buf ? a.buf : "", a.len, d, max, n, err, errlen);
+	if (ret || !lava_tags_pending(d, *n))
+		goto out;
+	ret = -1;
+	sb_reset(&a);
+	if (lava_request(c, "GET", "api/v0.2/tags/?limit=1000", NULL, &a, &status, err, errlen))
+		goto out;
+	if (status != 200) {
+		answer_error(c, "tags", status, &a, err, errlen);
+		goto out;
+	}
+	ret = lava_tags_resolve(a.buf ? a.buf : "", a.len, d, *n, err, errlen);
 out:
 	sb_release(&a);
 	return ret;

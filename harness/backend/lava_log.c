@@ -1,6 +1,7 @@
 /* lava_log.c - LAVA job logs, results blocks and API answers (lava_log.h).
  * Everything here is untrusted input. */
 #include "backend/lava_log.h"
+#include "core/lab.h"
 #include "core/jsonutil.h"
 
 #include <ctype.h>
@@ -421,7 +422,7 @@ int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int m
 	}
 	count = json_object_array_length(res);
 	for (size_t i = 0; i < count && *n < max; i++) {
-		json_object *e = json_object_array_get_idx(res, i);
+		json_object *e = json_object_array_get_idx(res, i), *tags;
 		struct lava_device *x = &d[*n];
 		printable(x->name, sizeof(x->name), jstr(e, "hostname"));
 		printable(x->type, sizeof(x->type), jstr(e, "device_type"));
@@ -430,8 +431,79 @@ int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int m
 		if (!x->name[0])
 			continue; /* not a device */
 		x->usable = !strcmp(x->health, "Good") || !strcmp(x->health, "Unknown");
+		x->ntags = 0;
+		/* LAVA 2023.01 lists tag ids (lava_tags_resolve names them); a
+		 * name, or an object with a name, is taken too */
+		for (size_t t = 0; json_object_is_type(tags = jget(e, "tags"), json_type_array) &&
+				   t < json_object_array_length(tags) && x->ntags < LAVA_DEVICE_TAGS; t++) {
+			json_object *tg = json_object_array_get_idx(tags, t);
+			const char *tn = json_object_is_type(tg, json_type_string) ?
+					 json_object_get_string(tg) : jstr(tg, "name");
+			if (json_object_is_type(tg, json_type_int)) /* an id: lava_tags_resolve */
+				snprintf(x->tags[x->ntags++], sizeof(x->tags[0]), "#%d",
+					 json_object_get_int(tg));
+			else if (tn && *tn && strlen(tn) < sizeof(x->tags[0]) && lab_name_ok(tn))
+				snprintf(x->tags[x->ntags++], sizeof(x->tags[0]), "%s", tn);
+		}
 		(*n)++;
 	}
 	json_object_put(o);
 	return 0;
+}
+
+int lava_tags_pending(const struct lava_device *d, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int t = 0; t < d[i].ntags; t++)
+			if (d[i].tags[t][0] == '#')
+				return 1;
+	return 0;
+}
+
+int lava_tags_resolve(const char *buf, size_t len, struct lava_device *d, int n, char *err,
+		      size_t errlen)
+{
+	json_object *o = parse_obj(buf, len, err, errlen), *res;
+	if (!o)
+		return -1;
+	res = jget(o, "results");
+	if (!res || !json_object_is_type(res, json_type_array)) {
+		snprintf(err, errlen, "LAVA's tags answer lacks its results list");
+		json_object_put(o);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+		for (int t = 0; t < d[i].ntags; t++) {
+			const char *name = NULL;
+			if (d[i].tags[t][0] != '#') {
+				memmove(d[i].tags[k++], d[i].tags[t], sizeof(d[i].tags[0]));
+				continue;
+			}
+			for (size_t j = 0; j < json_object_array_length(res) && !name; j++) {
+				json_object *e = json_object_array_get_idx(res, j);
+				if (json_object_get_int(jget(e, "id")) == atoi(d[i].tags[t] + 1))
+					name = jstr(e, "name");
+			}
+			/* an unknown id or an unsafe name: not a tag kbench asks for */
+			if (name && strlen(name) < sizeof(d[i].tags[0]) && lab_name_ok(name))
+				snprintf(d[i].tags[k++], sizeof(d[i].tags[0]), "%s", name);
+		}
+		d[i].ntags = k;
+	}
+	json_object_put(o);
+	return 0;
+}
+
+const char *lava_device_own_tag(const struct lava_device *d, int n, int i)
+{
+	for (int t = 0; t < d[i].ntags; t++) {
+		int shared = 0;
+		for (int j = 0; j < n && !shared; j++)
+			for (int u = 0; j != i && u < d[j].ntags && !shared; u++)
+				shared = !strcmp(d[j].tags[u], d[i].tags[t]);
+		if (!shared)
+			return d[i].tags[t];
+	}
+	return NULL;
 }

@@ -77,10 +77,23 @@ int lava_submit_parse(const char *buf, size_t len, long long *id, char *err, siz
 void lava_error_message(const char *buf, size_t len, char *out, size_t outlen);
 
 /* A device, from GET /api/v0.2/devices/. */
+#define LAVA_DEVICE_TAGS 16
 struct lava_device {
 	char name[64], type[64], state[16], health[16];
 	int usable; /* health Good or Unknown, and not Retired/Maintenance */
+	char tags[LAVA_DEVICE_TAGS][64]; /* its tags' names (the first 16) */
+	int ntags;
 };
+/* LAVA 2023.01 lists a device's tags by id ("#ID" in tags until resolved):
+ * do any of the N devices D have such? */
+int lava_tags_pending(const struct lava_device *d, int n);
+/* The ids replaced by their names from a tags answer ({"results": [{"id",
+ * "name"}]}); ids it lacks and unsafe names dropped. 0, or -1 with ERR. */
+int lava_tags_resolve(const char *buf, size_t len, struct lava_device *d, int n, char *err,
+		      size_t errlen);
+/* A tag that D[I] carries and no other of the N devices D does: a job
+ * asking for it can run on that device only. NULL when it has none. */
+const char *lava_device_own_tag(const struct lava_device *d, int n, int i);
 /* The devices of a devices answer ({"count": N, "results": [...]}), at
  * most MAX into D, their number into *N. 0, or -1 with ERR. */
 int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int max, int *n,

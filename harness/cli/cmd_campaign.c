@@ -4,6 +4,7 @@
  * then compared. Phases: parse, resume or check, create, rounds, finish. */
 #include "cli/cmd_campaign.h"
 #include "cli/cmd_compare.h"
+#include "cli/cmd_lab.h"
 #include "cli/runopts.h"
 #include "core/config.h"
 #include "core/hostnoise.h"
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 static const char campaign_usage[] =
 	"usage: kbench campaign [--kernels \"A B ...\"] [--suite SUITE] [--iterations N]\n"
@@ -81,6 +83,10 @@ struct campaign {
 	uint32_t seed;
 	struct suite s;
 	int failed, stop;
+	struct strvec devices;     /* --lab: the devices rounds are pinned to
+				    * (campaign.json lab.devices); empty: one
+				    * run at a time, wherever LAVA puts it */
+	int lab_listed;            /* the lab's devices of its type */
 };
 
 json_object *campaign_guest_json(const struct run_opts *ro)
@@ -287,6 +293,22 @@ static int sweep_points(struct campaign *cp)
 	return 0;
 }
 
+/* --lab: the devices that carry a tag of their own, so each can run
+ * rounds of its own in parallel with the others. None: the campaign runs
+ * as on one machine, each run wherever LAVA puts it (said, not silent). */
+static int lab_devices_pick(struct campaign *cp)
+{
+	if (runopts_where_loads(NULL, cp->ro.lab) ||
+	    lab_pinnable(cp->ro.lab, &cp->devices, &cp->lab_listed))
+		return -1;
+	if (!cp->devices.n)
+		warning("lab '%s': none of its %d usable devices has a tag of its own (kbench lab "
+			"check lists them): the campaign runs one job at a time on whichever device "
+			"LAVA picks, and the comparison blocks by device where it can; tag each "
+			"device to run them in parallel", cp->ro.lab, cp->lab_listed);
+	return 0;
+}
+
 /* Every name, the baseline, the suite and the id, before booting anything. */
 static int campaign_check(struct campaign *cp)
 {
@@ -322,7 +344,53 @@ static int campaign_check(struct campaign *cp)
 		id_make(cp->idbuf, sizeof(cp->idbuf), cp->s.name, NULL);
 		cp->id = cp->idbuf;
 	}
-	return id_check("--id", cp->id);
+	if (id_check("--id", cp->id))
+		return -1;
+	return cp->ro.lab && !cp->sw && !cp->resume ? lab_devices_pick(cp) : 0;
+}
+
+/* A lab campaign's plan (campaign.json lab): every device its own warm-up
+ * and measured rounds, each round's order shuffled from SEED + the
+ * device's index (device 0's orders are those of a campaign on one
+ * machine); each run an entry {device, round, warmup, variant, run_id,
+ * state: todo, done or moved}. */
+static void lab_plan(struct campaign *cp)
+{
+	json_object *lab = json_object_new_object(), *plan = json_object_new_array(),
+		    *devs = json_object_new_array(), *od = json_object_new_array();
+	size_t n = cp->kernels.n;
+	int rounds = cp->warmup + cp->iterations;
+	for (size_t d = 0; d < cp->devices.n; d++) {
+		size_t *all = campaign_order(cp->seed + (uint32_t)d, n, rounds);
+		json_object_array_add(devs, json_object_new_string(cp->devices.v[d]));
+		for (int r = 0; r < rounds; r++) {
+			json_object *ord = json_object_new_array();
+			int warm = r < cp->warmup, round = warm ? r + 1 : r + 1 - cp->warmup;
+			for (size_t i = 0; i < n; i++) {
+				const char *v = cp->kernels.v[all[(size_t)r * n + i]];
+				json_object *e = json_object_new_object();
+				char id[KB_ID_MAX + 1];
+				snprintf(id, sizeof(id), "%s-%s%02d-%s", cp->devices.v[d], warm ? "w" : "r",
+					 round, v);
+				jset_str(e, "device", cp->devices.v[d]);
+				jset_int(e, "round", round);
+				jset_bool(e, "warmup", warm);
+				jset_str(e, "variant", v);
+				jset_str(e, "run_id", id);
+				jset_str(e, "state", "todo");
+				json_object_array_add(plan, e);
+				json_object_array_add(ord, json_object_new_string(v));
+			}
+			json_object_array_add(json_object_object_get(cp->doc, "order"), ord);
+			json_object_array_add(od, json_object_new_string(cp->devices.v[d]));
+		}
+		free(all);
+	}
+	json_object_object_add(lab, "devices", devs);
+	json_object_object_add(lab, "bad", json_object_new_object());
+	json_object_object_add(lab, "plan", plan);
+	json_object_object_add(cp->doc, "lab", lab);
+	json_object_object_add(cp->doc, "order_devices", od);
 }
 
 /* A new campaign: its directory and campaign.json (baseline first: the
@@ -373,6 +441,8 @@ static int campaign_create(struct campaign *cp)
 		json_object_object_add(cp->doc, "sweep", sweep_to_json(cp->sw));
 	json_object_object_add(cp->doc, "order", json_object_new_array());
 	json_object_object_add(cp->doc, "runs", json_object_new_array());
+	if (cp->devices.n)
+		lab_plan(cp);
 	return campaign_save(cp);
 }
 
@@ -387,7 +457,8 @@ static int campaign_reopen(struct campaign *cp)
 	}
 	iso8601_now(ts, sizeof(ts));
 	json_object_array_add(rs, json_object_new_string(ts));
-	json_object_object_add(cp->doc, "order", json_object_new_array());
+	if (!jget(cp->doc, "lab")) /* a lab campaign's orders are in its plan */
+		json_object_object_add(cp->doc, "order", json_object_new_array());
 	json_object_object_add(cp->doc, "status", json_object_new_string("running"));
 	return campaign_save(cp);
 }
@@ -523,6 +594,271 @@ static int campaign_rounds(struct campaign *cp)
 	return ret;
 }
 
+/* A lab campaign's runs: one `kbench run --lab-device` child per device at
+ * a time, the devices in parallel (kbench only waits on LAVA there, so a
+ * process per device costs nothing); each child's output in
+ * DIR/logs/RUN_ID.log. */
+struct lab_slot {
+	const char *device;
+	int bad;               /* went bad: takes no more runs */
+	struct child c;        /* running while c.pid > 0 */
+	json_object *e;        /* its plan entry */
+	double t0;
+	char log[KB_PATH_MAX + 300];
+};
+
+static json_object *lab_next(struct campaign *cp, const char *device)
+{
+	json_object *plan = jget(jget(cp->doc, "lab"), "plan");
+	for (size_t i = 0; i < json_object_array_length(plan); i++) {
+		json_object *e = json_object_array_get_idx(plan, i);
+		if (!strcmp(or_empty(jstr(e, "device")), device) &&
+		    !strcmp(or_empty(jstr(e, "state")), "todo"))
+			return e;
+	}
+	return NULL;
+}
+
+/* Start the next run of slot S's device; 0 started, 1 nothing left, -1 error. */
+static int lab_start(struct campaign *cp, struct lab_slot *sl, const char *self, int *pos)
+{
+	json_object *e = lab_next(cp, sl->device);
+	const char *id, *v;
+	char reports[KB_PATH_MAX], dir[KB_PATH_MAX + 300], res[KB_PATH_MAX + 320], n[16];
+	int warm;
+	if (!e)
+		return 1;
+	id = jstr(e, "run_id");
+	v = jstr(e, "variant");
+	warm = json_object_get_boolean(jget(e, "warmup"));
+	snprintf(reports, sizeof(reports), "%s%s", cp->dir, warm ? "/warmup" : "");
+	snprintf(dir, sizeof(dir), "%s/runs/%s", reports, id);
+	snprintf(res, sizeof(res), "%s/results.json", dir);
+	snprintf(sl->log, sizeof(sl->log), "%s/logs", cp->dir);
+	if (mkdir_p(sl->log, 0755))
+		return -1;
+	snprintf(sl->log, sizeof(sl->log), "%s/logs/%s.log", cp->dir, id);
+	sl->c = (struct child)CHILD_INIT;
+	strvec_push(&sl->c.argv, self);
+	strvec_push(&sl->c.argv, "run");
+	if (path_exists(res)) { /* --resume of the campaign: finish that run */
+		json_object *old = results_load(res);
+		int done = old && !strcmp(or_empty(jstr(old, "status")), "complete");
+		json_object_put(old);
+		if (done) {
+			printf("kbench campaign: %s: %s done\n", sl->device, id);
+			jset_str(e, "state", "done");
+			return campaign_save(cp) ? -1 : 0;
+		}
+		strvec_push(&sl->c.argv, "--resume");
+		strvec_push(&sl->c.argv, dir);
+	} else {
+		if (path_exists(dir)) /* killed before its first save */
+			rm_rf(dir);
+		snprintf(n, sizeof(n), "1");
+		const char *a[] = { "--kernel", v, "--suite", cp->s.path, "--iterations", n,
+				    "--reports", reports, "--run-id", id };
+		for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			strvec_push(&sl->c.argv, a[i]);
+		if (cp->ro.boot_retries_set)
+			strvec_pushf(&sl->c.argv, "--boot-retries=%d", cp->ro.boot_retries);
+		if (cp->ro.boot_timeout_s)
+			strvec_pushf(&sl->c.argv, "--boot-timeout=%d", cp->ro.boot_timeout_s);
+	}
+	strvec_push(&sl->c.argv, "--lab");
+	strvec_push(&sl->c.argv, cp->ro.lab);
+	strvec_push(&sl->c.argv, "--lab-device");
+	strvec_push(&sl->c.argv, sl->device);
+	strvec_push(&sl->c.argv, "--no-latest");
+	sl->c.stdout_path = sl->c.stderr_path = sl->log;
+	if (child_start(&sl->c)) {
+		child_release(&sl->c);
+		return -1;
+	}
+	sl->e = e;
+	sl->t0 = now_mono();
+	jset_str(e, "state", "running");
+	printf("kbench campaign: %s: %sround %d: %s (run %d; log %s)\n", sl->device,
+	       warm ? "warm-up " : "", json_object_get_int(jget(e, "round")), v, ++*pos, sl->log);
+	return 0;
+}
+
+/* The last line of LOG that says something, into BUF. */
+static void log_last(const char *log, char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p, *end;
+	snprintf(buf, len, "no output");
+	if (!read_file(log, &sb, 16 << 20) && sb.buf) {
+		rtrim(sb.buf);
+		end = sb.buf + strlen(sb.buf);
+		for (p = end; p > sb.buf && p[-1] != '\n'; p--)
+			;
+		if (*p)
+			snprintf(buf, len, "%s", p);
+	}
+	sb_release(&sb);
+}
+
+/* The device of a failed run is no longer usable: it takes no more runs,
+ * and its unfinished rounds go, whole, to the devices still good (a round
+ * keeps all its variants on one device: the comparison blocks by device). */
+static int lab_device_bad(struct campaign *cp, struct lab_slot *slots, size_t ns,
+			  struct lab_slot *sl, const char *why)
+{
+	json_object *lab = jget(cp->doc, "lab"), *plan = jget(lab, "plan"), *moved;
+	size_t good = 0, k = 0;
+	int last_round = -1;
+	struct lab_slot *to = NULL;
+	sl->bad = 1;
+	json_object_object_add(jget(lab, "bad"), sl->device, json_object_new_string(why));
+	for (size_t i = 0; i < ns; i++)
+		good += !slots[i].bad;
+	warning("campaign: lab device %s went bad (%s): it takes no more runs%s", sl->device, why,
+		good ? "; its unfinished rounds move to the others" : "");
+	if (!good)
+		return error("campaign stopped: no device of lab '%s' is usable", cp->ro.lab);
+	moved = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(plan); i++) {
+		json_object *e = json_object_array_get_idx(plan, i);
+		if (strcmp(or_empty(jstr(e, "device")), sl->device) ||
+		    strcmp(or_empty(jstr(e, "state")), "todo"))
+			continue;
+		jset_str(e, "state", "moved");
+		if (json_object_get_boolean(jget(e, "warmup")))
+			continue; /* a warm-up is the device's own */
+		if (json_object_get_int(jget(e, "round")) != last_round) {
+			last_round = json_object_get_int(jget(e, "round"));
+			do
+				to = &slots[k++ % ns];
+			while (to->bad);
+		}
+		json_object *ne = json_object_new_object();
+		char id[KB_ID_MAX + 1];
+		snprintf(id, sizeof(id), "%s-m%02d-%s", to->device, last_round,
+			 or_empty(jstr(e, "variant")));
+		jset_str(ne, "device", to->device);
+		jset_int(ne, "round", last_round);
+		jset_bool(ne, "warmup", 0);
+		jset_str(ne, "variant", or_empty(jstr(e, "variant")));
+		jset_str(ne, "run_id", id);
+		jset_str(ne, "state", "todo");
+		jset_str(ne, "moved_from", sl->device);
+		json_object_array_add(moved, ne);
+		info("campaign: %s round %d: %s moves to %s", sl->device, last_round,
+		     or_empty(jstr(e, "variant")), to->device);
+	}
+	for (size_t i = 0; i < json_object_array_length(moved); i++)
+		json_object_array_add(plan, json_object_get(json_object_array_get_idx(moved, i)));
+	json_object_put(moved);
+	return 0;
+}
+
+/* Slot SL's run ended with status ST: recorded, and its device checked. */
+static int lab_finish(struct campaign *cp, struct lab_slot *slots, size_t ns, struct lab_slot *sl,
+		      int st)
+{
+	json_object *e = sl->e, *r = json_object_new_object();
+	char last[400], why[200];
+	int ret = 0;
+	jset_int(r, "round", json_object_get_int(jget(e, "round")));
+	jset_bool(r, "warmup", json_object_get_boolean(jget(e, "warmup")));
+	jset_str(r, "variant", or_empty(jstr(e, "variant")));
+	jset_str(r, "run_id", or_empty(jstr(e, "run_id")));
+	jset_str(r, "device", sl->device);
+	jset_int(r, "exit", st);
+	json_object_array_add(json_object_object_get(cp->doc, "runs"), r);
+	jset_str(e, "state", kb_interrupted ? "todo" : "done");
+	log_last(sl->log, last, sizeof(last));
+	printf("kbench campaign: %s: %s exit %d after %.0f s%s%s\n", sl->device,
+	       or_empty(jstr(e, "run_id")), st, now_mono() - sl->t0, st ? ": " : "", st ? last : "");
+	if (st == KB_EXIT_USAGE && !kb_interrupted) {
+		error("campaign stopped: %s could not run on %s (log %s)", jstr(e, "variant"),
+		      sl->device, sl->log);
+		cp->stop = 1;
+		ret = -1;
+	} else if (st && !kb_interrupted) {
+		cp->failed = 1;
+		if (!lab_device_usable(cp->ro.lab, sl->device, why, sizeof(why)) &&
+		    lab_device_bad(cp, slots, ns, sl, why)) {
+			cp->stop = 1;
+			ret = -1;
+		}
+	}
+	child_release(&sl->c);
+	sl->e = NULL;
+	if (campaign_save(cp)) {
+		error("campaign stopped: '%s' could not be saved (--resume needs it)", cp->path);
+		cp->stop = 1;
+		ret = -1;
+	}
+	return ret;
+}
+
+static int lab_rounds(struct campaign *cp)
+{
+	json_object *devs = jget(jget(cp->doc, "lab"), "devices"), *bad = jget(jget(cp->doc, "lab"), "bad");
+	size_t ns = json_object_array_length(devs), running;
+	struct lab_slot *slots = xcalloc(ns, sizeof(*slots));
+	char self[KB_PATH_MAX];
+	ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int ret = KB_EXIT_OK, pos = 0;
+	if (sn <= 0) {
+		free(slots);
+		return error("cannot find kbench's own executable (/proc/self/exe)"), KB_EXIT_USAGE;
+	}
+	self[sn] = '\0';
+	for (size_t i = 0; i < ns; i++) {
+		slots[i].device = json_object_get_string(json_object_array_get_idx(devs, i));
+		slots[i].c = (struct child)CHILD_INIT;
+		slots[i].bad = jget(bad, slots[i].device) != NULL;
+	}
+	/* runs left running by a killed campaign start again (--resume) */
+	for (size_t i = 0; i < json_object_array_length(jget(jget(cp->doc, "lab"), "plan")); i++) {
+		json_object *e = json_object_array_get_idx(jget(jget(cp->doc, "lab"), "plan"), i);
+		if (!strcmp(or_empty(jstr(e, "state")), "running"))
+			jset_str(e, "state", "todo");
+	}
+	printf("kbench campaign: on lab %s, %zu devices in parallel, each its own rounds\n",
+	       cp->ro.lab, ns);
+	do {
+		running = 0;
+		for (size_t i = 0; i < ns; i++) {
+			struct lab_slot *sl = &slots[i];
+			int r;
+			if (sl->c.pid > 0) {
+				running++;
+				continue;
+			}
+			if (sl->bad || cp->stop || kb_interrupted)
+				continue;
+			if ((r = lab_start(cp, sl, self, &pos)) < 0) {
+				cp->stop = 1;
+				ret = KB_EXIT_USAGE;
+			} else if (r == 0 && sl->c.pid > 0) {
+				running++;
+			} else if (r == 0) {
+				i--; /* a run already done: the next one */
+			}
+		}
+		if (kb_interrupted) /* each run cancels its LAVA job on SIGTERM */
+			for (size_t i = 0; i < ns; i++)
+				if (slots[i].c.pid > 0)
+					child_kill(&slots[i].c, 60);
+		for (size_t i = 0; i < ns; i++) {
+			struct lab_slot *sl = &slots[i];
+			if (sl->e && child_poll(&sl->c) == 1)
+				lab_finish(cp, slots, ns, sl, sl->c.status); /* failing, it stops cp */
+		}
+		if (running)
+			usleep(200000);
+	} while (running);
+	if (cp->stop && ret == KB_EXIT_OK)
+		ret = KB_EXIT_USAGE;
+	free(slots);
+	return ret;
+}
+
 /* The finished runs go into the history (docs/nightly.md). */
 static int campaign_record(const struct cmp_inputs *in, const char *reports)
 {
@@ -625,7 +961,7 @@ static int campaign_main(int argc, char **argv, struct sweep *sw)
 	       cp.id, cp.kernels.n, sw ? "points" : "variants", cp.s.name, cp.iterations,
 	       cp.iterations == 1 ? "" : "s",
 	       cp.warmup ? " after warm-up" : "", (unsigned)cp.seed);
-	ret = campaign_finish(&cp, campaign_rounds(&cp));
+	ret = campaign_finish(&cp, jget(cp.doc, "lab") ? lab_rounds(&cp) : campaign_rounds(&cp));
 out:
 	json_object_put(cp.doc);
 	suite_release(&cp.s);

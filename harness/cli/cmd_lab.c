@@ -25,11 +25,82 @@ static int lab_devices(struct lava_conn *c, const struct lab *l)
 	       l->token_file, n, n == 1 ? "" : "s", l->device_type[0] ? " of type " : "",
 	       l->device_type);
 	for (int i = 0; i < n; i++) {
-		printf("  %s (%s): %s, %s%s\n", d[i].name, d[i].type, d[i].state, d[i].health,
-		       d[i].usable ? "" : " (not usable)");
+		const char *own = lava_device_own_tag(d, n, i);
+		printf("  %s (%s): %s, %s%s%s%s%s\n", d[i].name, d[i].type, d[i].state, d[i].health,
+		       d[i].usable ? "" : " (not usable)", own ? "; tag " : "", own ? own : "",
+		       own ? " is its own (campaigns pin rounds to it)" : "");
 		usable += d[i].usable;
 	}
 	return usable;
+}
+
+/* Does device D carry every tag of lab L? */
+static int has_lab_tags(const struct lava_device *d, const struct lab *l)
+{
+	for (size_t t = 0; t < l->tags.n; t++) {
+		int k;
+		for (k = 0; k < d->ntags && strcmp(d->tags[k], l->tags.v[t]); k++)
+			;
+		if (k == d->ntags)
+			return 0;
+	}
+	return 1;
+}
+
+/* LAB's devices of its type into D (*N of them); 0, or -1 after an error. */
+static int lab_list(const char *name, struct lab *l, struct lava_device *d, int *n)
+{
+	struct lava_conn c;
+	char err[512];
+	int ret = -1;
+	if (lab_load(name, l))
+		return -1;
+	if (lava_connect(&c, l))
+		return -1;
+	if (lava_devices(&c, l->device_type, d, LAB_DEVICES_MAX, n, err, sizeof(err)))
+		error("lab '%s': %s", l->name, err);
+	else
+		ret = 0;
+	lava_disconnect(&c);
+	return ret;
+}
+
+int lab_pinnable(const char *name, struct strvec *devices, int *listed)
+{
+	static struct lava_device d[LAB_DEVICES_MAX];
+	struct lab l;
+	int n = 0, ret = -1;
+	*listed = 0;
+	if (lab_list(name, &l, d, &n))
+		goto out;
+	*listed = n;
+	for (int i = 0; i < n; i++)
+		if (d[i].usable && has_lab_tags(&d[i], &l) && lava_device_own_tag(d, n, i))
+			strvec_push(devices, d[i].name);
+	ret = 0;
+out:
+	lab_release(&l);
+	return ret;
+}
+
+int lab_device_usable(const char *name, const char *device, char *why, size_t len)
+{
+	static struct lava_device d[LAB_DEVICES_MAX];
+	struct lab l;
+	int n = 0, ret = -1;
+	snprintf(why, len, "lab '%s' did not answer", name);
+	if (lab_list(name, &l, d, &n))
+		goto out;
+	ret = 0;
+	snprintf(why, len, "no longer listed by the lab");
+	for (int i = 0; i < n; i++)
+		if (!strcmp(d[i].name, device)) {
+			snprintf(why, len, "%s, %s", d[i].health, d[i].state);
+			ret = d[i].usable;
+		}
+out:
+	lab_release(&l);
+	return ret;
 }
 
 static int lab_check(const char *name)

@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		"              --iterations N  --vcpus N (default: host cores)  --memory MiB (2048)\n"
 		"              --accel auto|kvm|tcg (default auto)  --reports DIR  --run-id ID\n"
 		"              --backend NAME (how the guest runs; default qemu), --lab NAME (a LAVA lab)\n"
+		"              --lab-device NAME (every job on that device of the lab, by a tag\n"
+		"              only it carries)\n"
 		"              --scratch DIR (local backend: an empty directory for dbench)\n"
 		"              --busy-threshold PCT (other processes' share of the host's CPU\n"
 		"              that flags an iteration busy; default 10)\n"

@@ -37,6 +37,13 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_TARGET: o->target = arg; break;
 	case RO_KEEP: o->keep = 1; break;
 	case RO_LAB: o->lab = arg; break;
+	case RO_LAB_DEVICE:
+		if (!lab_name_ok(arg))
+			bad = error("--lab-device '%s': a LAVA device name is letters, digits, '-', "
+				    "'_' and '.'", arg);
+		o->lab_device = arg;
+		break;
+	case RO_NO_LATEST: o->no_latest = 1; break;
 	case RO_RUNID:
 		bad = id_check("--run-id", arg);
 		o->run_id = arg;

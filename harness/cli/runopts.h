@@ -13,12 +13,13 @@ enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
 	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
 	RO_KIMAGE, RO_KMODULES, RO_KCONFIG, RO_BUSY_THRESHOLD,
-	RO_TARGET, RO_KEEP, RO_LAB,
+	RO_TARGET, RO_KEEP, RO_LAB, RO_LAB_DEVICE, RO_NO_LATEST,
 	RO_END /* a command's own options start here or above */
 };
 
 /* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend
- * --scratch --busy-threshold --target --keep --lab */
+ * --scratch --busy-threshold --target --keep --lab --lab-device, and
+ * --no-latest (kbench campaign's own runs on a lab) */
 #define RUNOPTS_GUEST                                                      \
 	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
 	{ "memory", required_argument, NULL, RO_MEM },                     \
@@ -30,7 +31,9 @@ enum {
 	{ "busy-threshold", required_argument, NULL, RO_BUSY_THRESHOLD }, \
 	{ "target", required_argument, NULL, RO_TARGET },                  \
 	{ "keep", no_argument, NULL, RO_KEEP },                            \
-	{ "lab", required_argument, NULL, RO_LAB }
+	{ "lab", required_argument, NULL, RO_LAB },                        \
+	{ "lab-device", required_argument, NULL, RO_LAB_DEVICE },          \
+	{ "no-latest", no_argument, NULL, RO_NO_LATEST }
 
 /* How much and where: --iterations --reports */
 #define RUNOPTS_WHERE                                                      \

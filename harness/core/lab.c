@@ -44,8 +44,7 @@ struct lab_ctx {
 	int seen;
 };
 
-/* A LAVA name (device type, tag): letters, digits, '-', '_', '.'. */
-static int lab_name_ok(const char *s)
+int lab_name_ok(const char *s)
 {
 	if (!*s || strlen(s) >= 64)
 		return 0;

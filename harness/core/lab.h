@@ -66,6 +66,9 @@ const char *lab_template_for(const struct lab *l, const char *device_type);
  * digits, '-' and '_', the file readable by its owner only. 0, or -1
  * after an error that names the file but never shows its content. */
 int lab_token_read(const struct lab *l, char *out, size_t len);
+/* A LAVA name (device type, device, tag): letters, digits, '-', '_', '.',
+ * under 64 bytes. */
+int lab_name_ok(const char *s);
 /* Is BUF (LEN bytes) a token lab_token_read would accept? (Exposed for
  * the tests.) */
 int lab_token_valid(const char *buf, size_t len);

@@ -1118,7 +1118,11 @@ static int bench_options(struct bench *b)
 		b->mem = host_mem_mb();
 	}
 	b->bkparams = backend_params_new(b->bk);
-	if (b->o->lab && backend_param_set(b->bk, b->bkparams, "lab", b->o->lab))
+	if (b->o->lab_device && !b->o->lab)
+		return error("--lab-device names a device of the lab given by --lab");
+	if (b->o->lab && (backend_param_set(b->bk, b->bkparams, "lab", b->o->lab) ||
+			  (b->o->lab_device &&
+			   backend_param_set(b->bk, b->bkparams, "device", b->o->lab_device))))
 		return -1;
 	if (b->o->target && (backend_param_set(b->bk, b->bkparams, "target", b->o->target) ||
 			     (b->o->keep && backend_param_set(b->bk, b->bkparams, "keep", "yes"))))

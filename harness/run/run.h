@@ -37,6 +37,7 @@ struct run_opts {
 				 * files on the target */
 	const char *lab;        /* --lab NAME|PATH: the lava backend's lab
 				 * (configs/labs/); implies --backend lava */
+	const char *lab_device; /* --lab-device NAME: every job on that device */
 	const char *scratch;    /* --scratch DIR: the local backend's scratch
 				 * directory (a backend with BK_CAP_SCRATCH_DIR) */
 	double busy_threshold;  /* --busy-threshold: other processes' share of

@@ -312,14 +312,16 @@ static struct cmp_metric *metric_get(struct comparison *c, const char *label,
 	return m;
 }
 
-static void cell_push(struct cmp_cell *cell, double v, const char *src)
+static void cell_push(struct cmp_cell *cell, double v, const char *src, int blk)
 {
 	if (cell->n == cell->alloc) {
 		cell->alloc = cell->alloc ? 2 * cell->alloc : 8;
 		cell->v = xrealloc(cell->v, cell->alloc * sizeof(double));
 		cell->src = xrealloc(cell->src, cell->alloc * sizeof(char *));
+		cell->blk = xrealloc(cell->blk, cell->alloc * sizeof(int));
 	}
 	cell->v[cell->n] = v;
+	cell->blk[cell->n] = blk;
 	cell->src[cell->n++] = xstrdup(src);
 }
 
@@ -385,6 +387,15 @@ static int suite_differs(json_object *a, json_object *b, char *why, size_t len)
 }
 
 /* Refuse (or with FORCE, flag) inputs that do not belong together. */
+/* Did A and B run on LAVA devices, not the same one (their first
+ * iterations')? */
+static int lab_devices_differ(json_object *a, json_object *b)
+{
+	const char *da = jstr(jget(json_object_array_get_idx(jget(a, "iterations"), 0), "lava"), "device");
+	const char *db = jstr(jget(json_object_array_get_idx(jget(b, "iterations"), 0), "lava"), "device");
+	return da && db && strcmp(da, db);
+}
+
 static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int force)
 {
 	static const char *const hard[][2] = {
@@ -408,7 +419,10 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 			refused = suite_differs(d, first, why, sizeof(why));
 		/* named also beside another difference (an ssh run's machine
 		 * beside a QEMU run's backend) */
-		if (machine_differs(jget(jget(d, "host"), "machine"), m0, mwhy, sizeof(mwhy))) {
+		/* lab runs on different devices: the devices are blocks
+		 * (block_align), their machines may differ */
+		if (!lab_devices_differ(d, first) &&
+		    machine_differs(jget(jget(d, "host"), "machine"), m0, mwhy, sizeof(mwhy))) {
 			size_t l = refused ? strlen(why) : 0;
 			snprintf(why + l, sizeof(why) - l, "%smachine: %s", refused ? "; " : "", mwhy);
 			refused = 1;
@@ -613,7 +627,7 @@ static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 	const char *run_id = or_empty(jstr(x->doc, "run_id"));
 	for (size_t i = 0; i < json_object_array_length(its); i++) {
 		json_object *it = json_object_array_get_idx(its, i), *wl = jget(it, "workloads");
-		int index = json_object_get_int(jget(it, "index"));
+		int index = json_object_get_int(jget(it, "index")), blk;
 		char src[512];
 		if (json_object_get_boolean(jget(it, "warmup"))) {
 			c->g[g].warmup++;
@@ -643,6 +657,15 @@ static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 				    jstr(it, "console_tail"));
 		}
 		snprintf(src, sizeof(src), "%s#%d", run_id, index);
+		if (jstr(jget(it, "lava"), "device")) {
+			const char *dev = jstr(jget(it, "lava"), "device");
+			for (blk = 0; blk < (int)c->blocks.n && strcmp(c->blocks.v[blk], dev); blk++)
+				;
+			if (blk == (int)c->blocks.n)
+				strvec_push(&c->blocks, dev);
+		} else {
+			blk = -1;
+		}
 		for (size_t j = 0; wl && j < json_object_array_length(wl); j++) {
 			json_object *w = json_object_array_get_idx(wl, j), *metrics, *extra;
 			const char *label = jstr(w, "label");
@@ -662,7 +685,7 @@ static void collect(struct comparison *c, const struct cmp_input *x, size_t g)
 				struct cmp_metric *m = metric_get(c, label, workload, mname,
 								  or_empty(jstr(mo, "unit")),
 								  jstr(mo, "better"));
-				cell_push(&m->cell[g], json_object_get_double(jget(mo, "value")), src);
+				cell_push(&m->cell[g], json_object_get_double(jget(mo, "value")), src, blk);
 				within_add(&m->cell[g], w, mname);
 			}
 			if (jget(w, "lock_stats") &&
@@ -977,10 +1000,10 @@ static size_t group_devices(const struct comparison *c, size_t g, struct strbuf 
 	return n;
 }
 
-/* Lab runs: a device is a block. Iterations of one variant on several
- * devices are pooled here (campaigns do not yet pin rounds to devices),
- * and variants each on a device of their own differ by the device too:
- * either is said, never left silent. */
+/* Lab runs the devices could not block (block_align: the baseline did not
+ * share a device with every variant): iterations of one variant on several
+ * devices are pooled, and variants each on a device of their own differ by
+ * the device too: either is said, never left silent. */
 static void check_devices(struct comparison *c)
 {
 	struct strbuf all = STRBUF_INIT;
@@ -1008,6 +1031,123 @@ static void check_devices(struct comparison *c)
 		      "the devices'", all.buf);
 	strvec_clear(&one);
 	sb_release(&all);
+}
+
+/* The center of CELL's values on device B (all devices: B < 0): the
+ * harmonic mean for rates, else the mean; NAN without values. */
+static double block_center(const struct cmp_metric *m, const struct cmp_cell *cell, int b)
+{
+	double sum = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < cell->n; i++)
+		if (b < 0 || cell->blk[i] == b) {
+			sum += m->cls == CMP_CLASS_RATE ? 1.0 / cell->v[i] : cell->v[i];
+			n++;
+		}
+	if (!n)
+		return NAN;
+	return m->cls == CMP_CLASS_RATE ? n / sum : sum / n;
+}
+
+/* Can the devices be blocks? Two or more of them, and every group with a
+ * device the baseline also ran on (variants each alone on a device of
+ * their own cannot be told from their devices: check_devices says so). */
+static int blocks_usable(const struct comparison *c)
+{
+	if (c->blocks.n < 2)
+		return 0;
+	for (size_t g = 0; g < c->ng; g++) {
+		int shared = 0;
+		for (size_t i = 0; i < c->nm && !shared; i++) {
+			const struct cmp_cell *x = &c->m[i].cell[g], *b = &c->m[i].cell[c->base];
+			for (size_t k = 0; k < x->n && !shared; k++)
+				for (size_t j = 0; j < b->n && !shared; j++)
+					shared = x->blk[k] >= 0 && x->blk[k] == b->blk[j];
+		}
+		if (!shared && c->g[g].ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* Each value scaled by its device's factor (struct comparison); the
+ * per-device differences into brel. Done before the cells are described. */
+static void block_align(struct comparison *c)
+{
+	size_t nb = c->blocks.n;
+	double *f = xcalloc(nb, sizeof(double));
+	c->blocked = 1;
+	for (size_t i = 0; i < c->nm; i++) {
+		struct cmp_metric *m = &c->m[i];
+		struct cmp_cell *base = &m->cell[c->base];
+		double sum = 0;
+		size_t with = 0;
+		m->cls = classify(m->name, m->unit);
+		for (size_t b = 0; b < nb; b++) {
+			f[b] = block_center(m, base, (int)b);
+			if (isfinite(f[b]) && f[b] > 0) {
+				sum += m->cls == CMP_CLASS_RATE ? 1.0 / f[b] : f[b];
+				with++;
+			}
+		}
+		for (size_t g = 0; g < c->ng; g++) {
+			struct cmp_cell *x = &m->cell[g];
+			x->brel = xmalloc(nb * sizeof(double));
+			for (size_t b = 0; b < nb; b++)
+				x->brel[b] = isfinite(f[b]) && f[b] > 0 ?
+					     block_center(m, x, (int)b) / f[b] - 1 : NAN;
+		}
+		if (!with)
+			continue; /* no baseline level to scale by (zeros): as measured */
+		{
+			double over = m->cls == CMP_CLASS_RATE ? with / sum : sum / with;
+			for (size_t g = 0; g < c->ng; g++) {
+				struct cmp_cell *x = &m->cell[g];
+				size_t k = 0;
+				for (size_t j = 0; j < x->n; j++) {
+					int b = x->blk[j];
+					if (b < 0 || !isfinite(f[b]) || !(f[b] > 0)) {
+						free(x->src[j]);
+						c->dropped++;
+						continue;
+					}
+					x->v[k] = x->v[j] * over / f[b];
+					x->blk[k] = b;
+					x->src[k++] = x->src[j];
+				}
+				x->n = k;
+			}
+		}
+	}
+	free(f);
+}
+
+/* Devices whose own differences go opposite ways, each beyond the
+ * metric's minimum effect: the overall verdict hides that, so it is said. */
+static void blocks_disagree(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nm; i++)
+		for (size_t g = 0; g < c->ng; g++) {
+			const struct cmp_metric *m = &c->m[i];
+			const struct cmp_cell *x = &m->cell[g];
+			struct strbuf sb = STRBUF_INIT;
+			int up = 0, down = 0;
+			if (g == c->base || !x->brel)
+				continue;
+			for (size_t b = 0; b < c->blocks.n; b++) {
+				if (!isfinite(x->brel[b]))
+					continue;
+				sb_addf(&sb, "%s%s %+.1f%%", sb.len ? ", " : "", c->blocks.v[b],
+					100 * x->brel[b]);
+				up |= x->brel[b] > m->min_effect;
+				down |= x->brel[b] < -m->min_effect;
+			}
+			if (up && down)
+				warnf(c, "%s: %s.%s: the lab devices disagree (%s), which the overall "
+				      "verdict (%s) does not show", c->g[g].name, m->label, m->name, sb.buf,
+				      cmp_verdict_name(x->verdict));
+			sb_release(&sb);
+		}
 }
 
 int comparison_build(struct comparison *c, const struct cmp_inputs *in,
@@ -1057,10 +1197,21 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 				warnf(c, "%s: '%s': %s of '%s': the runs pooled here are not one kernel",
 				      c->g[g].name, b->path, why, a->path);
 		}
-	check_devices(c);
 	for (size_t g = 0; g < c->ng; g++)
 		for (size_t k = 0; k < c->g[g].ninputs; k++)
 			collect(c, &in->v[c->g[g].inputs[k]], g);
+	if (blocks_usable(c)) {
+		block_align(c);
+		warnf(c, "lab devices are blocks (%zu devices): each value is scaled by its device's "
+		      "baseline level, so the devices' own differences are neither in the spread nor "
+		      "in the differences (by_device in comparison.json has each device's own)",
+		      c->blocks.n);
+		if (c->dropped)
+			warnf(c, "%zu values dropped: they ran on a lab device the baseline did not run "
+			      "on", c->dropped);
+	} else {
+		check_devices(c);
+	}
 	/* metric_get sized cells by the groups known then: all of them */
 	for (size_t i = 0; i < c->nm; i++) {
 		struct cmp_metric *m = &c->m[i];
@@ -1093,6 +1244,8 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 	merged_percentiles(c);
 	scores(c);
 	add_warnings(c);
+	if (c->blocked)
+		blocks_disagree(c);
 	return 0;
 }
 
@@ -1104,6 +1257,8 @@ void comparison_release(struct comparison *c)
 				free(c->m[i].cell[g].src[k]);
 			free(c->m[i].cell[g].src);
 			free(c->m[i].cell[g].v);
+			free(c->m[i].cell[g].blk);
+			free(c->m[i].cell[g].brel);
 		}
 		free(c->m[i].cell);
 		free(c->m[i].label);
@@ -1140,6 +1295,7 @@ void comparison_release(struct comparison *c)
 	}
 	free(c->g);
 	strvec_clear(&c->warnings);
+	strvec_clear(&c->blocks);
 	free(c->suite);
 	free(c->accel);
 	json_object_put(c->campaign);

@@ -98,8 +98,12 @@ void cmp_class_defaults(enum cmp_class c, double *min_effect, double *max_cv);
 
 /* One metric of one group. */
 struct cmp_cell {
-	double *v;            /* per-iteration values (ok workloads, no warm-up) */
+	double *v;            /* per-iteration values (ok workloads, no warm-up);
+			       * blocked by device: scaled (see struct comparison) */
 	char **src;           /* "run-id#iteration" of each value */
+	int *blk;             /* each value's lab device (comparison blocks), or -1 */
+	double *brel;         /* blocked: per device, center / the baseline's
+			       * center there - 1 (NAN: not both there) */
 	size_t n, alloc;
 	struct stats_desc d;
 	double center, center_lo, center_hi; /* mean, or harmonic mean for rates; 95% */
@@ -206,6 +210,15 @@ struct comparison {
 	json_object *campaign;        /* campaign.json, owned; NULL when none */
 	const char *trends_html;      /* borrowed: the nightly trend section (trend.h); NULL: none */
 	const char *seed_roles;       /* borrowed from the options (stats/seed.h) */
+	/* Lab runs over several devices: the devices are blocks. When the
+	 * baseline ran on a device of every variant, each value is scaled by
+	 * (the baseline's center over the devices) / (the baseline's center on
+	 * its device), per metric, so the devices' own levels are neither in
+	 * the spread nor in the differences; values on a device without the
+	 * baseline are dropped (counted, warned). */
+	struct strvec blocks;         /* the devices seen */
+	int blocked;                  /* values scaled as above */
+	size_t dropped;               /* values dropped: no baseline on their device */
 };
 
 /*

@@ -49,6 +49,12 @@ static json_object *cell_json(const struct comparison *c, const struct cmp_metri
 		jset_num10(o, "center", x->center);
 		jset(o, "center_ci95", jinterval(x->center_lo, x->center_hi));
 		jset_bool(o, "noisy", x->noisy);
+		if (x->brel && g != c->base) { /* lab devices as blocks: each device's own */
+			json_object *bd = json_object_new_object();
+			for (size_t b = 0; b < c->blocks.n; b++)
+				jset(bd, c->blocks.v[b], isfinite(x->brel[b]) ? jnum10(x->brel[b]) : NULL);
+			jset(o, "by_device", bd);
+		}
 		if (x->within_n) { /* runs with repeats inside a boot only */
 			jset_num10(o, "within_boot_cv", cmp_within_cv(x));
 			jset_int(o, "within_boot_n", x->within_n);
@@ -284,6 +290,17 @@ json_object *comparison_to_json(const struct comparison *c)
 	jset_str(doc, "baseline", c->g[c->base].name);
 	jset(doc, "settings", settings_json(c));
 	jset(doc, "campaign", c->campaign ? json_object_get(c->campaign) : NULL);
+	if (c->blocked) {
+		json_object *b = json_object_new_object(), *d = json_object_new_array();
+		for (size_t i = 0; i < c->blocks.n; i++)
+			json_object_array_add(d, json_object_new_string(c->blocks.v[i]));
+		jset_str(b, "by", "lab device");
+		jset(b, "devices", d);
+		jset_str(b, "method", "each value times the baseline's center over the devices "
+			 "divided by the baseline's center on its device, per metric");
+		jset_i64(b, "dropped", (int64_t)c->dropped);
+		jset(doc, "blocks", b);
+	}
 	jset(doc, "inputs", inputs_json(c));
 	jset(doc, "variants", variants_json(c));
 	jset(doc, "metrics", metrics_json(c));

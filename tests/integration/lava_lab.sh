@@ -20,7 +20,9 @@
 #    console tail (from the job log), the device still Good;
 #  - kbench killed (SIGKILL) during a job: --resume collects that job (the
 #    agent waited for kbench to come back) and LAVA gets no new job.
-# Not here yet (docs/lab.md): campaigns over the devices in parallel.
+#  - kbench campaign --lab over the two devices: each device every round
+#    of both variants, pinned by its own tag, the devices at once; the
+#    comparison blocked by device, with verdicts.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
@@ -198,6 +200,57 @@ for w in d["iterations"][0]["workloads"]:
 print("%d metrics as LAVA test cases, e.g. hackbench.time = %s %s" % (n, cases["hackbench.time"]["measurement"], cases["hackbench.time"]["unit"]))
 PY
 if [ $? = 0 ]; then ok "$(cat "$tmp/o")"; else bad "the metrics are not LAVA's test cases"; cat "$tmp/o"; fi
+
+# a campaign of two variants over the two devices: each device runs every
+# round of both (its jobs pinned by the tag only it carries), the devices
+# in parallel; the comparison blocks by device and gives verdicts
+t=$(date +%s)
+expect_exit 0 "$KB" campaign --lab "$tmp/good.ini" --kernels "mainline-stock rt-stock" \
+	--suite "$tmp/lab-suite.ini" --iterations 2 --seed 3 --id labc --reports "$tmp/rc" >"$tmp/out" 2>&1
+grep 'kbench campaign\|lab devices' "$tmp/out"
+expect_output "on lab .*, 2 devices in parallel"
+python3 - "$tmp/rc/compare/labc" "$port" "$dir/token" >"$tmp/o" 2>&1 <<'PY'
+import json, sys, urllib.request
+d, port, tokf = sys.argv[1:4]
+camp = json.load(open(d + "/campaign.json"))
+c = json.load(open(d + "/comparison.json"))
+plan = camp["lab"]["plan"]
+assert len(plan) == 8 and all(e["state"] == "done" for e in plan), plan
+jobs = {}
+for e in plan:
+    it = json.load(open("%s/runs/%s/results.json" % (d, e["run_id"])))["iterations"][0]
+    assert it["status"] == "ok" and it["lava"]["device"] == e["device"], (e, it.get("lava"))
+    jobs[it["lava"]["job_id"]] = e["device"]
+for dev in ("qemu-01", "qemu-02"):
+    got = sorted(e["variant"] for e in plan if e["device"] == dev)
+    assert got == ["mainline-stock"] * 2 + ["rt-stock"] * 2, (dev, got)
+# in parallel: LAVA ran jobs of both devices at the same time
+tok = open(tokf).read().strip()
+span = {}
+for j in jobs:
+    r = urllib.request.Request("http://127.0.0.1:%s/api/v0.2/jobs/%d/" % (port, j),
+                               headers={"Authorization": "Token " + tok})
+    x = json.load(urllib.request.urlopen(r))
+    span[j] = (x["start_time"], x["end_time"], x["actual_device"])
+    assert x["actual_device"] == jobs[j], (j, x["actual_device"], jobs[j])
+over = any(a[2] != b[2] and a[0] < b[1] and b[0] < a[1] for a in span.values() for b in span.values())
+assert over, span
+b = c["blocks"]
+assert b["by"] == "lab device" and sorted(b["devices"]) == ["qemu-01", "qemu-02"] and b["dropped"] == 0, b
+assert not any("pooled here" in w for w in c["warnings"]), c["warnings"]
+verdicts = {}
+for m in c["metrics"]:
+    v = m["variants"]["rt-stock"]
+    assert set(v["by_device"]) == {"qemu-01", "qemu-02"}, v
+    verdicts[m["label"] + "." + m["metric"]] = v["vs_baseline"]["verdict"]
+assert all(x in ("same", "better", "worse", "undecided") for x in verdicts.values()), verdicts
+called = [k for k, x in verdicts.items() if x in ("same", "better", "worse")]
+assert len(called) >= 6, verdicts
+print("%d jobs, pinned, both devices at once; blocked by device; rt-stock vs mainline-stock: %s"
+      % (len(jobs), ", ".join("%s %s" % (k, verdicts[k]) for k in ("hackbench.time", "dbench.throughput") if k in verdicts)))
+PY
+if [ $? = 0 ]; then ok "campaign over the lab's devices: $(cat "$tmp/o"), in $(($(date +%s) - t)) s"; else bad "campaign over the lab's devices"; cat "$tmp/o"; tail -5 "$tmp/out"; fi
+[ -f "$tmp/rc/compare/labc/report.html" ] && ok "the campaign's report.html" || bad "no report.html"
 
 # a kernel that panics (its init missing: no root to fall back on): the
 # variant's failed iteration, the panic in its console tail from the job

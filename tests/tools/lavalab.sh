@@ -194,7 +194,7 @@ lab_objects() {
 import os, secrets
 from django.contrib.auth.models import User
 from linaro_django_xmlrpc.models import AuthToken
-from lava_scheduler_app.models import Device, DeviceType, Worker
+from lava_scheduler_app.models import Device, DeviceType, Tag, Worker
 d, wname = os.environ["LAB_DIR"], os.environ["LAB_WORKER"]
 devs = os.environ["LAB_DEVICES"].split()
 u = User.objects.create_superuser("kbench", "", secrets.token_urlsafe(18))
@@ -203,8 +203,9 @@ w = Worker.objects.create(hostname=wname, description="kbench lab worker",
                           health=Worker.HEALTH_ACTIVE)
 dt = DeviceType.objects.create(name="qemu")
 for n in devs:
-    Device.objects.create(hostname=n, device_type=dt, state=Device.STATE_IDLE,
-                          health=Device.HEALTH_GOOD, worker_host=w)
+    dev = Device.objects.create(hostname=n, device_type=dt, state=Device.STATE_IDLE,
+                                health=Device.HEALTH_GOOD, worker_host=w)
+    dev.tags.add(Tag.objects.create(name=n))  # its own tag: kbench pins jobs by it
 open(d + "/token.tmp", "w").write(t.secret)
 open(d + "/worker.token", "w").write(w.token)
 ' >"$dir/log/objects.log" 2>&1) ||

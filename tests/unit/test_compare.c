@@ -812,9 +812,9 @@ static char *device_warnings(gsl_rng *r, const char *const *adev, size_t an,
 	return w.buf ? w.buf : xstrdup("");
 }
 
-/* Lab runs: iterations of a variant on several devices are pooled and
- * said so; variants each on another device are said to differ by it; one
- * device for all says nothing. */
+/* Lab runs: devices the baseline shares with every variant are blocks;
+ * variants each on another device are said to differ by it; one device
+ * for all says nothing. */
 static void test_lab_devices(void **state)
 {
 	static const char *const two[] = { "qemu-01", "qemu-02" }, *const d1[] = { "qemu-01" },
@@ -823,11 +823,16 @@ static void test_lab_devices(void **state)
 	char *w;
 	(void)state;
 	gsl_rng_set(r, 7);
+	/* the baseline on both devices, b on one of them: blocked */
 	w = device_warnings(r, two, 2, d1, 1);
-	assert_non_null(strstr(w, "a: its iterations ran on 2 lab devices (qemu-01 2, qemu-02 2 "
-				  "iterations): pooled here"));
-	assert_null(strstr(w, "b: its iterations"));
+	assert_non_null(strstr(w, "lab devices are blocks (2 devices)"));
+	assert_null(strstr(w, "pooled here"));
 	assert_null(strstr(w, "different lab devices"));
+	free(w);
+	/* b on both, the baseline on one: b's values on the other dropped */
+	w = device_warnings(r, d1, 1, two, 2);
+	assert_non_null(strstr(w, "lab devices are blocks (2 devices)"));
+	assert_non_null(strstr(w, "values dropped: they ran on a lab device the baseline did not"));
 	free(w);
 	w = device_warnings(r, d1, 1, d2, 1);
 	assert_non_null(strstr(w, "the variants ran on different lab devices (a on qemu-01, b on "
@@ -836,6 +841,75 @@ static void test_lab_devices(void **state)
 	w = device_warnings(r, d1, 1, d1, 1);
 	assert_null(strstr(w, "lab device"));
 	free(w);
+	gsl_rng_free(r);
+}
+
+/* Devices as blocks: qemu-02 runs everything 3x slower; variant b is
+ * X01 times a on qemu-01 and X02 times a on qemu-02. Its hackbench.time
+ * cell and the warnings into W. */
+static const struct cmp_cell *blocked(gsl_rng *r, struct comparison *c, struct cmp_inputs *in,
+				      double x01, double x02, struct strbuf *w)
+{
+	static const char *const d1[] = { "qemu-01" }, *const d2[] = { "qemu-02" };
+	struct cmp_opts o;
+	struct synth_opts s[4] = {
+		{ .variant = "a", .run_id = "a1", .iterations = 4, .scale = 1 },
+		{ .variant = "a", .run_id = "a2", .iterations = 4, .scale = 3 },
+		{ .variant = "b", .run_id = "b1", .iterations = 4, .scale = x01 },
+		{ .variant = "b", .run_id = "b2", .iterations = 4, .scale = 3 * x02 },
+	};
+	cmp_opts_init(&o);
+	o.reps = 200;
+	for (int k = 0; k < 4; k++)
+		add_doc(in, on_devices(synth_doc(&s[k], synth_quick, SYNTH_QUICK_N, r), k % 2 ? d2 : d1, 1),
+			s[k].run_id, NULL);
+	assert_int_equal(comparison_build(c, in, &o), 0);
+	cmp_opts_release(&o);
+	for (size_t i = 0; i < c->warnings.n; i++)
+		sb_addf(w, "%s\n", c->warnings.v[i]);
+	return &cmp_find(c, "hackbench", "time")->cell[1];
+}
+
+/* Pooled over devices, a 30% slowdown would drown in the devices' 3x
+ * difference; blocked by device it is found, on each device too; and
+ * devices whose differences go opposite ways are warned about. */
+static void test_lab_blocks(void **state)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct cmp_inputs in = { NULL, 0 };
+	struct strbuf w = STRBUF_INIT;
+	struct comparison c;
+	const struct cmp_cell *x;
+	(void)state;
+	gsl_rng_set(r, 11);
+	x = blocked(r, &c, &in, 1.3, 1.3, &w);
+	assert_true(c.blocked);
+	assert_int_equal(c.blocks.n, 2);
+	assert_int_equal(c.dropped, 0);
+	assert_int_equal(x->verdict, CMP_WORSE);
+	assert_true(fabs(x->rel - 0.3) < 0.06);
+	assert_true(fabs(x->brel[0] - 0.3) < 0.06 && fabs(x->brel[1] - 0.3) < 0.06);
+	assert_false(x->noisy);
+	assert_non_null(strstr(w.buf, "lab devices are blocks (2 devices)"));
+	assert_null(strstr(w.buf, "pooled here"));
+	assert_null(strstr(w.buf, "disagree"));
+	{
+		json_object *j = comparison_to_json(&c);
+		json_object *b = json_object_object_get(j, "blocks");
+		assert_non_null(b);
+		assert_string_equal(json_object_get_string(json_object_object_get(b, "by")), "lab device");
+		json_object_put(j);
+	}
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	sb_reset(&w);
+	/* +60% on qemu-01, -15% on qemu-02: the devices disagree, said */
+	x = blocked(r, &c, &in, 1.6, 0.85, &w);
+	assert_true(x->brel[0] > 0.5 && x->brel[1] < -0.1);
+	assert_non_null(strstr(w.buf, "b: hackbench.time: the lab devices disagree (qemu-01 +"));
+	comparison_release(&c);
+	cmp_inputs_release(&in);
+	sb_release(&w);
 	gsl_rng_free(r);
 }
 
@@ -860,6 +934,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_lab_devices),
+		cmocka_unit_test(test_lab_blocks),
 		cmocka_unit_test(test_aa),
 		cmocka_unit_test(test_shift),
 		cmocka_unit_test(test_directions),

@@ -303,6 +303,28 @@ static void test_api_answers(void **state)
 		buf = fixture("submit-ok.json", &len, NULL);
 		assert_int_equal(lava_devices_parse(buf, len, d, 4, &n, err, sizeof(err)), -1);
 		free(buf);
+		/* tagged devices (the tests' lab): LAVA lists tag ids, the tags
+		 * answer names them; each device's own tag pins jobs to it */
+		assert_null(lava_device_own_tag(d, 1, 0));
+		buf = fixture("devices-tags.json", &len, NULL);
+		assert_int_equal(lava_devices_parse(buf, len, d, 4, &n, err, sizeof(err)), 0);
+		free(buf);
+		assert_int_equal(n, 2);
+		assert_int_equal(lava_tags_pending(d, n), 1);
+		assert_string_equal(d[0].tags[0], "#1");
+		buf = fixture("tags.json", &len, NULL);
+		assert_int_equal(lava_tags_resolve(buf, len, d, n, err, sizeof(err)), 0);
+		free(buf);
+		assert_int_equal(lava_tags_pending(d, n), 0);
+		assert_string_equal(d[0].name, "qemu-01");
+		assert_int_equal(d[0].ntags, 1);
+		assert_string_equal(lava_device_own_tag(d, n, 0), "qemu-01");
+		assert_string_equal(lava_device_own_tag(d, n, 1), "qemu-02");
+		/* a tag both carry pins neither */
+		snprintf(d[1].tags[0], sizeof(d[1].tags[0]), "qemu-01");
+		assert_null(lava_device_own_tag(d, n, 0));
+		assert_null(lava_device_own_tag(d, n, 1));
+		assert_int_equal(lava_tags_resolve("{}", 2, d, n, err, sizeof(err)), -1);
 	}
 	assert_string_equal(lava_state_name(LAVA_CANCELING), "Canceling");
 	assert_string_equal(lava_health_name(LAVA_HEALTH_INCOMPLETE), "Incomplete");
