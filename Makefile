@@ -59,9 +59,11 @@ kbench: $(O)/obj/harness/cli/kbench.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # The guest agent is static: the initramfs carries it without libraries.
-$(O)/kbench-agent: harness/agent/agent.c harness/agent/proto.h harness/core/machine.c harness/core/machine.h
+$(O)/kbench-agent: harness/agent/agent.c harness/agent/proto.h harness/core/machine.c harness/core/machine.h \
+		  harness/core/b64.c harness/core/b64.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KB_CFLAGS) -static -o $@ harness/agent/agent.c harness/core/machine.c -ljson-c -lm
+	$(CC) $(CFLAGS) $(KB_CFLAGS) -static -o $@ harness/agent/agent.c harness/core/machine.c harness/core/b64.c \
+		-ljson-c -lmd -lm
 
 $(O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

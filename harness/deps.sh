@@ -8,7 +8,7 @@
 # tests/unit/test_workloads.c checks.
 set -eu
 pkgs="build-essential make gcc qemu-system-x86 dbench rt-tests busybox-static
-libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev libsqlite3-dev
+libjson-c-dev libinih-dev libgsl-dev libcmocka-dev libssl-dev libsqlite3-dev libmd-dev
 libcurl4-openssl-dev libyaml-dev
 kmod cpio e2fsprogs xz-utils dpkg-dev apt debian-archive-keyring
 python3 python3-jsonschema

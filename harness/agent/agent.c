@@ -9,7 +9,8 @@
  * commands the host sends under a deadline and returns their output and
  * resource use. It knows nothing about workloads: parsing is the host's job.
  *
- * Built static against json-c, so the image needs no libraries for it.
+ * Built static against json-c (and libmd: the journal's SHA-256), so the
+ * image needs no libraries for it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,12 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include <sha2.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "agent/proto.h"
 #include "core/machine.h"
+#include "core/b64.h"
 
 /* The channel to the host: a byte stream, read from in_fd, written to
  * out_fd (one fd for virtio-serial and TCP, two for stdio). */
@@ -159,10 +162,77 @@ static ssize_t out_write(const void *buf, size_t len)
 	return n;
 }
 
+/* --journal (the lava backend): the session as "> REQUEST\n" and
+ * "< REPLY\n" lines, byte for byte, printed on the console as a results
+ * block when the agent ends (journal_print), so that the job's log keeps
+ * every raw output whole and checkable even when kbench is gone. The host
+ * keeps the same lines (guest.h journal) and compares. */
+/* --session=ID (lava: letters and digits, kbench's for the job): echoed
+ * in the hello, so kbench takes no other job's agent for its own. */
+static char session[65];
+
+#define JOURNAL_MAX (48u << 20) /* under the host's block limit (64 MiB) */
+static int journal_on;
+static char *journal;
+static size_t journal_len, journal_cap;
+
+static void journal_add(char dir, const char *s, size_t n)
+{
+	if (!journal_on)
+		return;
+	if (journal_len + n + 3 > JOURNAL_MAX) {
+		logmsg("journal: over %u bytes, no results block", JOURNAL_MAX);
+		journal_on = 0;
+		free(journal);
+		journal = NULL;
+		journal_len = journal_cap = 0;
+		return;
+	}
+	while (journal_len + n + 3 > journal_cap) {
+		char *p;
+		journal_cap = journal_cap ? 2 * journal_cap : 1u << 16;
+		if (!(p = realloc(journal, journal_cap))) {
+			logmsg("journal: out of memory, no results block");
+			journal_on = 0;
+			return;
+		}
+		journal = p;
+	}
+	journal[journal_len++] = dir;
+	journal[journal_len++] = ' ';
+	memcpy(journal + journal_len, s, n);
+	journal_len += n;
+	journal[journal_len++] = '\n';
+}
+
+/* The journal on standard output (the device's console under LAVA) as
+ *   KBENCH-BEGIN v1 BYTES SHA256
+ *   KBENCH-DATA SEQ BASE64 (76 characters: 57 bytes a line)
+ *   KBENCH-END v1
+ * (backend/lava_log.h reads it back; libmd's SHA-256). */
+static void journal_print(void)
+{
+	char hex[SHA256_DIGEST_STRING_LENGTH], line[80];
+	long seq = 0;
+	if (!journal_on || !journal_len)
+		return;
+	SHA256Data((const uint8_t *)journal, journal_len, hex);
+	printf("KBENCH-BEGIN v1 %zu %s\n", journal_len, hex);
+	for (size_t i = 0; i < journal_len; i += 57) {
+		b64_encode((const unsigned char *)journal + i, journal_len - i < 57 ? journal_len - i : 57,
+			   line);
+		printf("KBENCH-DATA %ld %s\n", seq++, line);
+	}
+	printf("KBENCH-END v1\n");
+	fflush(stdout);
+	journal_on = 0;
+}
+
 static void send_json(json_object *o)
 {
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	size_t len = strlen(s);
+	journal_add('<', s, len);
 	while (len) {
 		ssize_t n = out_write(s, len);
 		if (n < 0) {
@@ -339,6 +409,8 @@ static void do_hello(void)
 			closedir(d);
 		json_object_object_add(r, "rtmutex_params", params);
 	}
+	if (session[0]) /* --session: which of kbench's jobs this agent serves */
+		add_str(r, "session", session);
 	send_json(r);
 	json_object_put(r);
 	free(rt);
@@ -669,6 +741,7 @@ static void do_write(int id, json_object *req)
 
 static void poweroff(void)
 {
+	journal_print();
 	if (getpid() != 1) {
 		/* an ordinary process (stdio): remove what it made, end */
 		static const char *const names[] = { "kb.out", "kb.err", "kb-bg.out", "kb-bg.err" };
@@ -701,6 +774,7 @@ static void handle(const char *line)
 	json_object *o;
 	int id = 0;
 	json_tokener_free(tok);
+	journal_add('>', line, strlen(line));
 	if (!req || !json_object_is_type(req, json_type_object)) {
 		reply_error(0, "request is not a JSON object");
 		goto out;
@@ -823,6 +897,11 @@ static const struct transport *pick_transport(int argc, char **argv, char *arg, 
 			snprintf(spec, sizeof(spec), "%s", argv[i] + 12);
 		if (!strncmp(argv[i], "--reconnect=", 12))
 			reconnect_s = atoi(argv[i] + 12);
+		if (!strcmp(argv[i], "--journal"))
+			journal_on = 1;
+		if (!strncmp(argv[i], "--session=", 10) && strlen(argv[i] + 10) < sizeof(session) &&
+		    strspn(argv[i] + 10, "0123456789abcdefABCDEF") == strlen(argv[i] + 10))
+			snprintf(session, sizeof(session), "%s", argv[i] + 10);
 	}
 	if (reconnect_s < 0)
 		reconnect_s = 0;
@@ -858,6 +937,10 @@ int main(int argc, char **argv)
 	setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
 	setenv("HOME", "/tmp", 1);
 	t = pick_transport(argc, argv, arg, sizeof(arg));
+	if (t && journal_on && strcmp(t->name, "tcp")) {
+		logmsg("--journal needs the tcp transport (standard output is the console)");
+		journal_on = 0;
+	}
 	if (!t || t->open(arg, &in_fd, &out_fd))
 		poweroff();
 	logmsg("ready (%s)", t->name);

@@ -25,7 +25,8 @@
  *                 "uptime_s":X,"modules_failed":[..],"lock_stats":B,
  *                 "rtmutex_params":{name:value}|null,
  *                 "machine_facts":{..}}  (optional, still proto 1: the
- *                 guest's core/machine.h facts; an older agent omits it)
+ *                 guest's core/machine.h facts; an older agent omits it;
+ *                 "session": the agent's --session=ID, when given)
  *                {"op":"result","id":N,"status":N,"signal":N,"timed_out":B,
  *                 "wall_s":X,"user_s":X,"sys_s":X,"stdout":"..","stderr":"..",
  *                 "truncated":B,"bg_runs":N,"error":".."}

@@ -93,10 +93,13 @@ extern const struct backend_ops local_backend;
 extern const struct backend_ops ssh_backend;
 extern const struct backend_ops lava_backend;
 /* The test steps of a LAVA job that run kbench's agent back to HOST:PORT
- * (IPv4) over QEMU's user network, appended to STEPS; an agent whose host
- * goes away tries to reach it again for RECONNECT_S seconds (0: it ends).
- * -1 for a bad HOST or PORT. (lava.c) */
-int lava_agent_steps(const char *host, int port, int reconnect_s, struct strvec *steps);
+ * (IPv4), appended to STEPS: first eth0 brought up on QEMU's user network
+ * unless NETWORK_UP (the lab file's device_network = up); an agent whose
+ * host goes away tries to reach it again for RECONNECT_S seconds (0: it
+ * ends); SESSION (hex) comes back in its hello. -1 for a bad HOST, PORT or
+ * SESSION. (lava.c) */
+int lava_agent_steps(const char *host, int port, int reconnect_s, int network_up,
+		     const char *session, struct strvec *steps);
 /* One /dev/kmsg record (LEN bytes) as a console line ("[   12.345678]
  * text") appended to OUT; -1 if it is not a record. (local.c) */
 int local_kmsg_line(const char *rec, size_t len, struct strbuf *out);

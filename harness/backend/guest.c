@@ -40,6 +40,10 @@ static int send_line(struct guest *g, json_object *o)
 	size_t off = 0;
 	sb_adds(&sb, s);
 	sb_adds(&sb, "\n");
+	if (g->journal) {
+		sb_adds(g->journal, "> ");
+		sb_add(g->journal, sb.buf, sb.len);
+	}
 	while (off < sb.len) {
 		ssize_t n = write(g->fd, sb.buf + off, sb.len - off);
 		if (n < 0) {
@@ -69,6 +73,10 @@ static int read_line(struct guest *g, double deadline, struct strbuf *line)
 			size_t n = (size_t)(nl - g->rbuf.buf);
 			sb_reset(line);
 			sb_add(line, g->rbuf.buf, n);
+			if (g->journal) {
+				sb_adds(g->journal, "< ");
+				sb_add(g->journal, g->rbuf.buf, n + 1);
+			}
 			memmove(g->rbuf.buf, nl + 1, g->rbuf.len - n - 1);
 			g->rbuf.len -= n + 1;
 			g->rbuf.buf[g->rbuf.len] = '\0';

@@ -67,6 +67,10 @@ struct guest {
 	int next_id;
 	char err[512];          /* why the last call failed */
 	int timed_out;          /* the last call hit its deadline */
+	struct strbuf *journal; /* set by a backend: every line sent ("> LINE\n")
+				 * and received ("< LINE\n"), as the agent's
+				 * --journal keeps them (lava: checked against
+				 * the job log's results block) */
 };
 
 void guest_init(struct guest *g, const struct backend_ops *ops);

@@ -25,10 +25,13 @@
  * parses it); the token stays in memory (lava_api.c). */
 #include "backend/backend.h"
 #include "backend/lava_api.h"
+#include "backend/guest.h"
+#include "agent/proto.h"
 #include "core/jsonutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -79,6 +82,11 @@ struct lava_guest {
 	char console_log[KB_PATH_MAX];
 	char url[OPT_STR_MAX + 64];
 	int resumed;            /* a killed run's job, collected (adopt) */
+	char session[33];       /* the job's agent says it in its hello */
+	long ahead;             /* jobs ahead of it in LAVA's queue, last said */
+	struct strbuf journal;  /* the session as kbench saw it (guest.h) */
+	json_object *facts;     /* the iteration's "lava" object (a reference
+				 * kept so the results block's check joins it) */
 };
 
 static int lava_version(char *out, size_t len)
@@ -173,33 +181,41 @@ static int lava_setup(void *params, const struct boot_params *probe, struct back
 	return 0;
 }
 
-int lava_agent_steps(const char *host, int port, int reconnect_s, struct strvec *steps)
+int lava_agent_steps(const char *host, int port, int reconnect_s, int network_up,
+		     const char *session, struct strvec *steps)
 {
-	char buf[256], rc[32];
+	char buf[320], rc[32];
 	struct in_addr a;
-	if (inet_pton(AF_INET, host, &a) != 1 || port < 1 || port > 65535)
+	if (inet_pton(AF_INET, host, &a) != 1 || port < 1 || port > 65535 || !session ||
+	    strlen(session) > 64 || strspn(session, "0123456789abcdef") != strlen(session))
 		return -1;
 	/* the modules (virtio_net among them) are loaded by /lava-init */
-	snprintf(buf, sizeof(buf),
-		 "ifconfig eth0 %s netmask 255.255.255.0 up && route add default gw %s",
-		 LAVA_GUEST_ADDR, host);
-	strvec_push(steps, buf);
+	if (!network_up) {
+		snprintf(buf, sizeof(buf),
+			 "ifconfig eth0 %s netmask 255.255.255.0 up && route add default gw %s",
+			 LAVA_GUEST_ADDR, host);
+		strvec_push(steps, buf);
+	}
 	snprintf(rc, sizeof(rc), " --reconnect=%d", reconnect_s);
-	snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d%s; echo kbench-agent-exit=$?", host,
-		 port, reconnect_s > 0 ? rc : "");
+	/* --journal: the session printed as a results block at the end */
+	snprintf(buf, sizeof(buf), "/init --transport=tcp:%s:%d --journal%s%s%s; "
+		 "echo kbench-agent-exit=$?", host, port, reconnect_s > 0 ? rc : "",
+		 *session ? " --session=" : "", session);
 	strvec_push(steps, buf);
 	return 0;
 }
 
-/* A socket listening on 127.0.0.1, its port into *PORT. */
-static int listen_loopback(int *port)
+/* A socket listening where the agent connects (the lab's agent_host, or
+ * 127.0.0.1 for QEMU's user network), its port into *PORT. */
+static int listen_agent(int *port)
 {
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	const char *at = S.lab.agent_host[0] ? S.lab.agent_host : "127.0.0.1";
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	inet_pton(AF_INET, at, &sa.sin_addr); /* lab.c checked it */
 	/* *PORT > 0: that port again (a killed run's job, resumed) */
 	sa.sin_port = htons((unsigned short)(*port > 0 ? *port : 0));
 	if (fd >= 0 && *port > 0)
@@ -211,7 +227,8 @@ static int listen_loopback(int *port)
 				close(fd);
 			return -1;
 		}
-		error("cannot listen on 127.0.0.1: %s", strerror(errno));
+		error("cannot listen for the agent on %s: %s%s", at, strerror(errno),
+		      S.lab.agent_host[0] ? " (agent_host must be an address of this machine)" : "");
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -233,13 +250,75 @@ static int look(struct lava_guest *q, int now, char *err, size_t errlen)
 	if (j.state != q->last.state || strcmp(j.device, q->last.device))
 		info("kbench: lab %s: job %lld %s%s%s", S.lab.name, q->job,
 		     lava_state_name(j.state), j.device[0] ? " on " : "", j.device);
+	/* queued: its place in LAVA's queue (the jobs of its type submitted
+	 * before it and not yet scheduled), said when it changes */
+	if (j.state == LAVA_SUBMITTED) {
+		long ahead;
+		char e2[256];
+		if (!lava_jobs_ahead(&S.conn, q->job, S.lab.device_type, &ahead, e2, sizeof(e2)) &&
+		    ahead != q->ahead)
+			info("kbench: lab %s: job %lld queued, %ld job%s ahead of it%s%s", S.lab.name,
+			     q->job, ahead, ahead == 1 ? "" : "s", S.lab.device_type[0] ? " for " : "",
+			     S.lab.device_type);
+		q->ahead = ahead;
+	}
 	q->last = j;
 	q->finished = j.state == LAVA_FINISHED;
 	return 0;
 }
 
+/* The results block the agent printed at its end (its --journal: every
+ * request and reply of the session, raw outputs included), extracted from
+ * the job's console and verified (size, SHA-256), then compared with the
+ * session as kbench saw it: the same bytes, or kbench's the end of the
+ * block's (a resumed job's block begins with the killed run's session).
+ * The verdict joins the iteration's "lava" object as "block". */
+static void block_check(struct lava_guest *q, const struct strbuf *con)
+{
+	struct strbuf pay = STRBUF_INIT;
+	char err[512], hex[65];
+	json_object *b;
+	int r = lava_block_extract(con->buf ? con->buf : "", con->len, &pay, err, sizeof(err));
+	size_t mine = q->journal.len, extra;
+	if (r == 0 || !mine) {
+		if (mine) /* the agent ran: it should have printed one */
+			warning("lab %s: job %lld: no results block in its log (the agent did not "
+				"end normally?)", S.lab.name, q->job);
+		goto out;
+	}
+	b = json_object_new_object();
+	if (r < 0) {
+		warning("lab %s: job %lld: its results block is broken: %s", S.lab.name, q->job, err);
+		json_object_object_add(b, "verified", json_object_new_boolean(0));
+		json_object_object_add(b, "error", json_object_new_string(err));
+	} else {
+		int same = pay.len >= mine && !memcmp(pay.buf + pay.len - mine, q->journal.buf, mine);
+		extra = pay.len - (pay.len >= mine ? mine : pay.len);
+		sha256_hex(pay.buf, pay.len, hex);
+		json_object_object_add(b, "verified", json_object_new_boolean(same));
+		json_object_object_add(b, "bytes", json_object_new_int64((int64_t)pay.len));
+		json_object_object_add(b, "sha256", json_object_new_string(hex));
+		if (same && extra)
+			json_object_object_add(b, "earlier_bytes", json_object_new_int64((int64_t)extra));
+		if (!same)
+			warning("lab %s: job %lld: the results block in its log (%zu bytes) is not the "
+				"session kbench had with the agent (%zu bytes)", S.lab.name, q->job,
+				pay.len, mine);
+		else
+			info("kbench: lab %s: job %lld: results block verified (%zu bytes, SHA-256 "
+			     "%.12s...): the job log holds every raw output", S.lab.name, q->job,
+			     pay.len, hex);
+	}
+	if (q->facts)
+		json_object_object_add(q->facts, "block", b);
+	else
+		json_object_put(b);
+out:
+	sb_release(&pay);
+}
+
 /* The job log's console lines into the console log (the trouble scan and
- * a failure's tail read it there). */
+ * a failure's tail read it there), its results block checked. */
 static void console_fetch(struct lava_guest *q)
 {
 	struct strbuf log = STRBUF_INIT, con = STRBUF_INIT;
@@ -249,8 +328,11 @@ static void console_fetch(struct lava_guest *q)
 	if (lava_job_log(&S.conn, q->job, &log, err, sizeof(err)) ||
 	    lava_log_console(log.buf ? log.buf : "", log.len, &con, err, sizeof(err)))
 		warning("lab %s: job %lld: no console from its log: %s", S.lab.name, q->job, err);
-	else if (sb_write_atomic(q->console_log, &con))
-		warning("cannot write the console log '%s'", q->console_log);
+	else {
+		block_check(q, &con); /* before sb_write_atomic, which frees con */
+		if (sb_write_atomic(q->console_log, &con))
+			warning("cannot write the console log '%s'", q->console_log);
+	}
 	sb_release(&log);
 	sb_release(&con);
 }
@@ -286,6 +368,7 @@ static void pending_save(const struct lava_guest *q, int port)
 	o = json_object_new_object();
 	json_object_object_add(o, "job", json_object_new_int64(q->job));
 	json_object_object_add(o, "port", json_object_new_int(port));
+	json_object_object_add(o, "session", json_object_new_string(q->session));
 	if (json_save(path, o))
 		warning("cannot write '%s': a killed kbench could not find job %lld again", path,
 			q->job);
@@ -294,7 +377,7 @@ static void pending_save(const struct lava_guest *q, int port)
 
 /* 0 and *JOB, *PORT when a valid record is there (its own file, so
  * trusted as far as its shape is checked); -1 otherwise. */
-static int pending_load(const struct lava_guest *q, long long *job, int *port)
+static int pending_load(struct lava_guest *q, long long *job, int *port)
 {
 	char path[KB_PATH_MAX + 16];
 	json_object *o, *j, *p;
@@ -309,8 +392,13 @@ static int pending_load(const struct lava_guest *q, long long *job, int *port)
 	if (json_object_is_type(j, json_type_int) && json_object_is_type(p, json_type_int) &&
 	    json_object_get_int64(j) > 0 && json_object_get_int(p) > 0 &&
 	    json_object_get_int(p) < 65536) {
+		const char *se = json_object_get_string(json_object_object_get(o, "session"));
 		*job = json_object_get_int64(j);
 		*port = json_object_get_int(p);
+		/* a record older than sessions: the agent says none */
+		snprintf(q->session, sizeof(q->session), "%s",
+			 se && strlen(se) < sizeof(q->session) &&
+			 strspn(se, "0123456789abcdef") == strlen(se) ? se : "");
 		ret = 0;
 	}
 	json_object_put(o);
@@ -332,6 +420,67 @@ static void job_end(struct lava_guest *q, double timeout_s);
  * running and kbench listens on its port again (Q->job, Q->lfd set);
  * 0 when there is none to collect (one that is there but cannot be
  * collected is cancelled first). */
+/* A new job's session id: 16 random bytes, in hex. */
+static int session_new(char out[33])
+{
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), ok;
+	ok = fd >= 0 && read(fd, b, sizeof(b)) == (ssize_t)sizeof(b);
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; ok && i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return ok ? 0 : -1;
+}
+
+/* Is the agent that connected on FD this job's? kbench says hello and
+ * reads the agent's (within 30 s), whose "session" must be the job's:
+ * another job's agent (a stale job, another kbench's port reused, anyone
+ * on the lab's network when agent_host is set) is turned away. The
+ * exchange is the session's first, in the journal as the agent keeps it. */
+static int agent_is_ours(struct lava_guest *q, int fd)
+{
+	static const char hello[] = "{\"op\":\"hello\"}\n";
+	struct strbuf in = STRBUF_INIT;
+	json_object *h = NULL;
+	double end = now_mono() + 30;
+	char err[256], *nl = NULL;
+	int ours = 0;
+	if (write(fd, hello, sizeof(hello) - 1) != (ssize_t)sizeof(hello) - 1)
+		goto out;
+	while (!(nl = in.len ? memchr(in.buf, '\n', in.len) : NULL) && now_mono() < end &&
+	       in.len < KB_PROTO_MAX_LINE && !kb_interrupted) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		char buf[65536];
+		ssize_t n;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		if ((n = read(fd, buf, sizeof(buf))) <= 0)
+			break;
+		sb_add(&in, buf, (size_t)n);
+	}
+	if (!nl || proto_parse_line(in.buf, (size_t)(nl - in.buf), &h, err, sizeof(err)) ||
+	    strcmp(or_empty(jstr(h, "op")), "hello")) {
+		warning("lab %s: job %lld: a connection that did not say an agent's hello: turned "
+			"away", S.lab.name, q->job);
+		goto out;
+	}
+	if (strcmp(or_empty(jstr(h, "session")), q->session)) {
+		warning("lab %s: job %lld: an agent of another session connected: turned away",
+			S.lab.name, q->job);
+		goto out;
+	}
+	ours = 1;
+	sb_adds(&q->journal, "> ");
+	sb_adds(&q->journal, hello);
+	sb_adds(&q->journal, "< ");
+	sb_add(&q->journal, in.buf, (size_t)(nl - in.buf) + 1);
+out:
+	json_object_put(h);
+	sb_release(&in);
+	return ours;
+}
+
 static int adopt(struct lava_guest *q, int *port)
 {
 	long long job;
@@ -343,7 +492,7 @@ static int adopt(struct lava_guest *q, int *port)
 	if (look(q, 1, err, sizeof(err)) || q->finished) {
 		info("kbench: lab %s: job %lld of the killed run is %s: a new job", S.lab.name, job,
 		     q->finished ? "finished" : "not to be found");
-	} else if ((q->lfd = listen_loopback(&op)) >= 0) {
+	} else if ((q->lfd = listen_agent(&op)) >= 0) {
 		*port = op;
 		snprintf(q->url, sizeof(q->url), "%sscheduler/job/%lld", S.lab.url, q->job);
 		info("kbench: lab %s: job %lld of the killed run is still %s: collecting it, not "
@@ -363,16 +512,58 @@ static int adopt(struct lava_guest *q, int *port)
 	return 0;
 }
 
+/* Q's job: its definition (the template, the artifacts KURL and IURL, the
+ * test step back to PORT with a new session) submitted. 0, or -1 with
+ * G's error. */
+static int submit(struct guest *g, struct lava_guest *q, const struct boot_params *p,
+		  const char *kurl, const char *iurl, int port)
+{
+	struct lava_job_spec spec = { 0 };
+	struct strbuf yaml = STRBUF_INIT;
+	char err[512], name[160];
+	int ret = -1;
+	snprintf(name, sizeof(name), "kbench %s", p->release ? p->release : "kernel");
+	spec.name = name;
+	spec.device_type = S.lab.device_type;
+	spec.tags = &S.tags;
+	spec.kernel_url = kurl;
+	spec.initrd_url = iurl;
+	spec.modules_url = "";
+	spec.cmdline = p->cmdline ? p->cmdline : "";
+	spec.job_timeout_s = S.lab.job_timeout_s;
+	if (session_new(q->session)) {
+		snprintf(g->err, sizeof(g->err), "cannot read /dev/urandom for the job's session");
+		goto out;
+	}
+	if (lava_agent_steps(S.lab.agent_host[0] ? S.lab.agent_host : LAVA_HOST_ADDR, port,
+			     S.lab.resume_window_s, S.lab.network_up, q->session, &spec.steps) ||
+	    lava_job_yaml(S.tmpl.buf ? S.tmpl.buf : "", S.tmpl.len, &spec, &yaml, err,
+			  sizeof(err))) {
+		snprintf(g->err, sizeof(g->err), "%s: %s", S.template_path, err);
+		goto out;
+	}
+	if (lava_submit(&S.conn, yaml.buf, &q->job, err, sizeof(err))) {
+		snprintf(g->err, sizeof(g->err), "lab %s: %s", S.lab.name, err);
+		goto out;
+	}
+	ret = 0;
+out:
+	strvec_clear(&spec.steps);
+	sb_release(&yaml);
+	return ret;
+}
+
 static int lava_start(struct guest *g, const struct boot_params *p)
 {
 	struct lava_guest *q = xcalloc(1, sizeof(*q));
-	struct lava_job_spec spec = { 0 };
-	struct strbuf yaml = STRBUF_INIT;
-	char kurl[OPT_STR_MAX + 160], iurl[OPT_STR_MAX + 160], err[512], name[160];
+	char kurl[OPT_STR_MAX + 160], iurl[OPT_STR_MAX + 160], err[512];
 	double t0 = now_mono(), running_at = 0;
 	int port = 0, copied, ret = -1;
 	g->priv = q;
 	q->lfd = -1;
+	q->ahead = -1;
+	q->journal = (struct strbuf)STRBUF_INIT;
+	g->journal = &q->journal;
 	snprintf(q->console_log, sizeof(q->console_log), "%s", p->console_log ? p->console_log : "");
 	if (strcmp(S.initrd_for, p->initrd)) {
 		snprintf(S.initrd, sizeof(S.initrd), "%s/lava-initrd.img", p->workdir);
@@ -391,29 +582,13 @@ static int lava_start(struct guest *g, const struct boot_params *p)
 	}
 	if (adopt(q, &port))
 		goto wait;
-	if ((q->lfd = listen_loopback(&port)) < 0) {
-		snprintf(g->err, sizeof(g->err), "cannot listen for the agent on 127.0.0.1");
+	if ((q->lfd = listen_agent(&port)) < 0) {
+		snprintf(g->err, sizeof(g->err), "cannot listen for the agent on %s",
+			 S.lab.agent_host[0] ? S.lab.agent_host : "127.0.0.1");
 		goto out;
 	}
-	snprintf(name, sizeof(name), "kbench %s", p->release ? p->release : "kernel");
-	spec.name = name;
-	spec.device_type = S.lab.device_type;
-	spec.tags = &S.tags;
-	spec.kernel_url = kurl;
-	spec.initrd_url = iurl;
-	spec.modules_url = "";
-	spec.cmdline = p->cmdline ? p->cmdline : "";
-	spec.job_timeout_s = S.lab.job_timeout_s;
-	if (lava_agent_steps(LAVA_HOST_ADDR, port, S.lab.resume_window_s, &spec.steps) ||
-	    lava_job_yaml(S.tmpl.buf ? S.tmpl.buf : "", S.tmpl.len, &spec, &yaml, err,
-			  sizeof(err))) {
-		snprintf(g->err, sizeof(g->err), "%s: %s", S.template_path, err);
+	if (submit(g, q, p, kurl, iurl, port))
 		goto out;
-	}
-	if (lava_submit(&S.conn, yaml.buf, &q->job, err, sizeof(err))) {
-		snprintf(g->err, sizeof(g->err), "lab %s: %s", S.lab.name, err);
-		goto out;
-	}
 	snprintf(q->url, sizeof(q->url), "%sscheduler/job/%lld", S.lab.url, q->job);
 	info("kbench: lab %s: job %lld submitted (%s)", S.lab.name, q->job, q->url);
 	pending_save(q, port);
@@ -463,6 +638,10 @@ wait:
 			int fd = accept4(q->lfd, NULL, NULL, SOCK_CLOEXEC);
 			if (fd < 0)
 				continue;
+			if (!agent_is_ours(q, fd)) {
+				close(fd);
+				continue;
+			}
 			g->fd = fd;
 			break;
 		}
@@ -471,8 +650,6 @@ wait:
 	q->lfd = -1;
 	ret = 0;
 out:
-	strvec_clear(&spec.steps);
-	sb_release(&yaml);
 	return ret;
 }
 
@@ -551,6 +728,9 @@ static void lava_release(struct guest *g)
 	if (q->finished || !q->job)
 		pending_drop(q);
 	console_fetch(q);
+	g->journal = NULL;
+	sb_release(&q->journal);
+	json_object_put(q->facts);
 	free(q);
 	kb_interrupted = kb_interrupted ? kb_interrupted : intr;
 }
@@ -583,6 +763,8 @@ static json_object *lava_facts(struct guest *g)
 	json_object_object_add(o, "device_type", json_object_new_string(q->last.device_type));
 	if (q->resumed) /* its boot ran part of the suite for the killed kbench */
 		json_object_object_add(o, "resumed", json_object_new_boolean(1));
+	json_object_put(q->facts);
+	q->facts = json_object_get(o); /* block_check adds to it at the job's end */
 	return o;
 }
 

@@ -213,6 +213,28 @@ out:
 	return ret;
 }
 
+int lava_jobs_ahead(struct lava_conn *c, long long job, const char *device_type, long *ahead,
+		    char *err, size_t errlen)
+{
+	struct strbuf a = STRBUF_INIT;
+	char path[256];
+	long status;
+	int ret = -1;
+	/* device_type is a LAVA name (lab.c checked it): nothing to escape */
+	snprintf(path, sizeof(path), "api/v0.2/jobs/?state=Submitted&id__lt=%lld&limit=1%s%s", job,
+		 *device_type ? "&requested_device_type=" : "", device_type);
+	if (lava_request(c, "GET", path, NULL, &a, &status, err, errlen))
+		goto out;
+	if (status != 200) {
+		answer_error(c, "jobs", status, &a, err, errlen);
+		goto out;
+	}
+	ret = lava_count_parse(a.buf ? a.buf : "", a.len, ahead, err, errlen);
+out:
+	sb_release(&a);
+	return ret;
+}
+
 int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen)
 {
 	struct strbuf a = STRBUF_INIT;

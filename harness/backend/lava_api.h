@@ -51,6 +51,10 @@ int lava_job_log(struct lava_conn *c, long long id, struct strbuf *out, char *er
  * refused). */
 int lava_devices(struct lava_conn *c, const char *device_type, struct lava_device *d, int max,
 		 int *n, char *err, size_t errlen);
+/* How many jobs (of DEVICE_TYPE, when not "") are Submitted with a lower
+ * id than JOB: its place in LAVA's queue, into *AHEAD. 0, or -1 with ERR. */
+int lava_jobs_ahead(struct lava_conn *c, long long job, const char *device_type, long *ahead,
+		    char *err, size_t errlen);
 /* Ask LAVA to cancel job ID. 0, or -1 with ERR. */
 int lava_job_cancel(struct lava_conn *c, long long id, char *err, size_t errlen);
 

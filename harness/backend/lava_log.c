@@ -2,6 +2,7 @@
  * Everything here is untrusted input. */
 #include "backend/lava_log.h"
 #include "core/lab.h"
+#include "core/b64.h"
 #include "core/jsonutil.h"
 
 #include <ctype.h>
@@ -129,14 +130,6 @@ int lava_log_console(const char *log, size_t len, struct strbuf *console, char *
 
 /* ---- the results block ---- */
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int b64_val(char c)
-{
-	const char *p = c ? strchr(b64, c) : NULL;
-	return p ? (int)(p - b64) : -1;
-}
-
 /* Decode S (N characters, a multiple of 4, '=' padding only at the end)
  * onto OUT; -1 if it is not base64. */
 static int b64_decode(const char *s, size_t n, struct strbuf *out)
@@ -151,7 +144,7 @@ static int b64_decode(const char *s, size_t n, struct strbuf *out)
 				v[k] = 0, pad++;
 				continue;
 			}
-			if (pad || (v[k] = b64_val(s[i + k])) < 0)
+			if (pad || (v[k] = b64_digit(s[i + k])) < 0)
 				return -1;
 		}
 		o[0] = (unsigned char)(v[0] << 2 | v[1] >> 4);
@@ -166,21 +159,14 @@ void lava_block_write(const void *payload, size_t len, struct strbuf *out)
 {
 	const unsigned char *p = payload;
 	char hex[65], line[LAVA_DATA_CHARS + 1];
-	size_t li = 0;
 	long seq = 0;
 	sha256_hex(payload, len, hex);
 	sb_addf(out, "KBENCH-BEGIN v1 %zu %s\n", len, hex);
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < len ? (unsigned)p[i + 1] << 8 : 0) |
-			     (i + 2 < len ? p[i + 2] : 0);
-		line[li++] = b64[v >> 18 & 63];
-		line[li++] = b64[v >> 12 & 63];
-		line[li++] = i + 1 < len ? b64[v >> 6 & 63] : '=';
-		line[li++] = i + 2 < len ? b64[v & 63] : '=';
-		if (li == LAVA_DATA_CHARS || i + 3 >= len) {
-			sb_addf(out, "KBENCH-DATA %ld %.*s\n", seq++, (int)li, line);
-			li = 0;
-		}
+	/* 57 bytes a line: 76 base64 characters, padding only at the end */
+	for (size_t i = 0; i < len; i += LAVA_DATA_CHARS / 4 * 3) {
+		size_t n = len - i < LAVA_DATA_CHARS / 4 * 3 ? len - i : LAVA_DATA_CHARS / 4 * 3;
+		b64_encode(p + i, n, line);
+		sb_addf(out, "KBENCH-DATA %ld %s\n", seq++, line);
 	}
 	sb_addf(out, "KBENCH-END v1\n");
 }
@@ -447,6 +433,22 @@ int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int m
 		}
 		(*n)++;
 	}
+	json_object_put(o);
+	return 0;
+}
+
+int lava_count_parse(const char *buf, size_t len, long *n, char *err, size_t errlen)
+{
+	json_object *o = parse_obj(buf, len, err, errlen), *c;
+	if (!o)
+		return -1;
+	c = jget(o, "count");
+	if (!json_object_is_type(c, json_type_int) || json_object_get_int64(c) < 0) {
+		snprintf(err, errlen, "LAVA's answer has no count");
+		json_object_put(o);
+		return -1;
+	}
+	*n = (long)json_object_get_int64(c);
 	json_object_put(o);
 	return 0;
 }

@@ -84,6 +84,9 @@ struct lava_device {
 	char tags[LAVA_DEVICE_TAGS][64]; /* its tags' names (the first 16) */
 	int ntags;
 };
+/* The "count" of a list answer ({"count": N, ...}) into *N. 0, or -1
+ * with ERR. */
+int lava_count_parse(const char *buf, size_t len, long *n, char *err, size_t errlen);
 /* LAVA 2023.01 lists a device's tags by id ("#ID" in tags until resolved):
  * do any of the N devices D have such? */
 int lava_tags_pending(const struct lava_device *d, int n);

@@ -19,6 +19,7 @@
 #include "stats/compare.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -47,7 +48,10 @@ static const char campaign_usage[] =
 	"  --busy-threshold %% (default 10) of its CPU or more, --busy-host flag (the\n"
 	"  default) warns and goes on, wait waits up to --busy-wait S (600) for it to\n"
 	"  quieten, refuse stops the campaign (exit 2; --resume finishes it later);\n"
-	"  every iteration is sampled and flagged busy in results.json either way\n";
+	"  every iteration is sampled and flagged busy in results.json either way\n"
+	"  --lab NAME: every device of the lab that carries a tag of its own runs all\n"
+	"  the rounds, the devices in parallel (--lab-device NAME: that one only); a\n"
+	"  device that goes bad hands its rounds to the others (docs/lab.md)\n";
 
 static const char sweep_usage[] =
 	"usage: kbench sweep --kernel VARIANT --param module.param=V1,V2,... [--param ...]\n"
@@ -301,6 +305,17 @@ static int lab_devices_pick(struct campaign *cp)
 	if (runopts_where_loads(NULL, cp->ro.lab) ||
 	    lab_pinnable(cp->ro.lab, &cp->devices, &cp->lab_listed))
 		return -1;
+	if (cp->ro.lab_device) { /* --lab-device: that one device only */
+		size_t i;
+		for (i = 0; i < cp->devices.n && strcmp(cp->devices.v[i], cp->ro.lab_device); i++)
+			;
+		if (i == cp->devices.n)
+			return error("--lab-device %s: not a usable device of lab '%s' with a tag of "
+				     "its own (kbench lab check %s)", cp->ro.lab_device, cp->ro.lab,
+				     cp->ro.lab);
+		strvec_clear(&cp->devices);
+		strvec_push(&cp->devices, cp->ro.lab_device);
+	}
 	if (!cp->devices.n)
 		warning("lab '%s': none of its %d usable devices has a tag of its own (kbench lab "
 			"check lists them): the campaign runs one job at a time on whichever device "
@@ -700,6 +715,30 @@ static void log_last(const char *log, char *buf, size_t len)
 	sb_release(&sb);
 }
 
+/* Why run E failed: its first failed iteration's error (results.json),
+ * else the last line of its LOG. */
+static void lab_run_error(struct campaign *cp, json_object *e, const char *log, char *buf,
+			  size_t len)
+{
+	char res[KB_PATH_MAX + 320];
+	json_object *doc, *its;
+	snprintf(res, sizeof(res), "%s%s/runs/%s/results.json", cp->dir,
+		 json_object_get_boolean(jget(e, "warmup")) ? "/warmup" : "", or_empty(jstr(e, "run_id")));
+	log_last(log, buf, len);
+	if (!path_exists(res) || !(doc = results_load(res)))
+		return;
+	its = jget(doc, "iterations");
+	for (size_t i = 0; json_object_is_type(its, json_type_array) &&
+			   i < json_object_array_length(its); i++) {
+		const char *err = jstr(json_object_array_get_idx(its, i), "error");
+		if (err) {
+			snprintf(buf, len, "%s", err);
+			break;
+		}
+	}
+	json_object_put(doc);
+}
+
 /* The device of a failed run is no longer usable: it takes no more runs,
  * and its unfinished rounds go, whole, to the devices still good (a round
  * keeps all its variants on one device: the comparison blocks by device). */
@@ -735,8 +774,8 @@ static int lab_device_bad(struct campaign *cp, struct lab_slot *slots, size_t ns
 		}
 		json_object *ne = json_object_new_object();
 		char id[KB_ID_MAX + 1];
-		snprintf(id, sizeof(id), "%s-m%02d-%s", to->device, last_round,
-			 or_empty(jstr(e, "variant")));
+		snprintf(id, sizeof(id), "%s-r%02d-%s-from-%s", to->device, last_round,
+			 or_empty(jstr(e, "variant")), sl->device);
 		jset_str(ne, "device", to->device);
 		jset_int(ne, "round", last_round);
 		jset_bool(ne, "warmup", 0);
@@ -751,6 +790,28 @@ static int lab_device_bad(struct campaign *cp, struct lab_slot *slots, size_t ns
 	for (size_t i = 0; i < json_object_array_length(moved); i++)
 		json_object_array_add(plan, json_object_get(json_object_array_get_idx(moved, i)));
 	json_object_put(moved);
+	return 0;
+}
+
+/* A run that failed because its device went bad: moved from runs/ to
+ * lab-failed/ (kept to read, never compared). */
+static int lab_set_aside(struct campaign *cp, json_object *e)
+{
+	char from[KB_PATH_MAX + 300], to[KB_PATH_MAX + 300];
+	int warm = json_object_get_boolean(jget(e, "warmup"));
+	snprintf(from, sizeof(from), "%s%s/runs/%s", cp->dir, warm ? "/warmup" : "",
+		 or_empty(jstr(e, "run_id")));
+	snprintf(to, sizeof(to), "%s/lab-failed", cp->dir);
+	if (!path_exists(from))
+		return 0;
+	if (mkdir_p(to, 0755))
+		return -1;
+	snprintf(to, sizeof(to), "%s/lab-failed/%s", cp->dir, or_empty(jstr(e, "run_id")));
+	rm_rf(to);
+	if (rename(from, to))
+		return error("cannot move '%s' to '%s': %s", from, to, strerror(errno));
+	info("campaign: %s set aside in %s (the lab's fault, not the variant's)",
+	     or_empty(jstr(e, "run_id")), to);
 	return 0;
 }
 
@@ -769,7 +830,9 @@ static int lab_finish(struct campaign *cp, struct lab_slot *slots, size_t ns, st
 	jset_int(r, "exit", st);
 	json_object_array_add(json_object_object_get(cp->doc, "runs"), r);
 	jset_str(e, "state", kb_interrupted ? "todo" : "done");
-	log_last(sl->log, last, sizeof(last));
+	last[0] = '\0';
+	if (st)
+		lab_run_error(cp, e, sl->log, last, sizeof(last));
 	printf("kbench campaign: %s: %s exit %d after %.0f s%s%s\n", sl->device,
 	       or_empty(jstr(e, "run_id")), st, now_mono() - sl->t0, st ? ": " : "", st ? last : "");
 	if (st == KB_EXIT_USAGE && !kb_interrupted) {
@@ -777,13 +840,18 @@ static int lab_finish(struct campaign *cp, struct lab_slot *slots, size_t ns, st
 		      sl->device, sl->log);
 		cp->stop = 1;
 		ret = -1;
-	} else if (st && !kb_interrupted) {
-		cp->failed = 1;
-		if (!lab_device_usable(cp->ro.lab, sl->device, why, sizeof(why)) &&
-		    lab_device_bad(cp, slots, ns, sl, why)) {
+	} else if (st && !kb_interrupted &&
+		   !lab_device_usable(cp->ro.lab, sl->device, why, sizeof(why))) {
+		/* the device's fault, not the variant's: the run is set aside
+		 * (lab-failed/, not compared) and done again elsewhere */
+		jset_bool(r, "lab_failed", 1);
+		jset_str(e, "state", "todo");
+		if (lab_set_aside(cp, e) || lab_device_bad(cp, slots, ns, sl, why)) {
 			cp->stop = 1;
 			ret = -1;
 		}
+	} else if (st && !kb_interrupted) {
+		cp->failed = 1;
 	}
 	child_release(&sl->c);
 	sl->e = NULL;
@@ -902,6 +970,12 @@ static int campaign_finish(struct campaign *cp, int ret)
 	struct cmp_inputs in = { NULL, 0 };
 	char ts[32], runs[KB_PATH_MAX];
 	int r;
+	if (jget(jget(cp->doc, "lab"), "bad")) {
+		json_object_object_foreach(jget(jget(cp->doc, "lab"), "bad"), dev, why)
+			warning("campaign: lab device %s went bad during the campaign (%s): its "
+				"unfinished rounds ran on the others, the run it failed is in "
+				"%s/lab-failed/", dev, json_object_get_string(why), cp->dir);
+	}
 	iso8601_now(ts, sizeof(ts));
 	json_object_object_add(cp->doc, "finished", json_object_new_string(ts));
 	json_object_object_add(cp->doc, "status", json_object_new_string(

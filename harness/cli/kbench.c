@@ -156,8 +156,9 @@ static int cmd_run(int argc, char **argv)
 	if (parse_run_opts(argc, argv, &o, NULL) || check_memory(o.mem_mb))
 		return KB_EXIT_USAGE;
 	ret = run_bench(&o, &r);
-	/* a finished run goes into the history (docs/nightly.md) */
-	if (r.doc && history_record_default(r.reports[0] ? r.reports : o.reports, &r.doc,
+	/* a finished run goes into the history (docs/nightly.md); --no-latest:
+	 * a campaign's run, which the campaign records where it keeps them */
+	if (r.doc && !o.no_latest && history_record_default(r.reports[0] ? r.reports : o.reports, &r.doc,
 					    (const char *const[]){ r.dir }, 1))
 		ret = KB_EXIT_USAGE;
 	run_result_release(&r);

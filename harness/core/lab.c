@@ -3,6 +3,7 @@
 #include "core/lab.h"
 #include "core/config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 struct lab_raw {
 	char url[OPT_STR_MAX], token_file[OPT_STR_MAX], device_type[OPT_STR_MAX];
 	char tags[OPT_STR_MAX], artifacts[OPT_STR_MAX], artifacts_url[OPT_STR_MAX];
+	char agent_host[OPT_STR_MAX], device_network[OPT_STR_MAX];
 	int queue_timeout, job_timeout, poll_interval, resume_window;
 };
 
@@ -33,6 +35,10 @@ static const struct opt_def lab_opts[] = {
 	{ "poll_interval", OPT_INT, LO(poll_interval), 1, 600, NULL, "seconds between looks" },
 	{ "resume_window", OPT_INT, LO(resume_window), 0, 86400, NULL,
 	  "seconds a job's agent waits for a killed kbench to come back (--resume)" },
+	{ "agent_host", OPT_STRING, LO(agent_host), 0, 0, NULL,
+	  "IPv4 address the devices reach kbench at (kbench listens there)" },
+	{ "device_network", OPT_STRING, LO(device_network), 0, 0, NULL,
+	  "qemu-user (the test brings eth0 up on QEMU's user network) or up" },
 	OPT_END
 };
 #undef LO
@@ -124,7 +130,8 @@ static int lab_handler(void *user, const char *section, const char *name, const 
 	if (!(d = opt_find(lab_opts, name))) {
 		snprintf(c->err, sizeof(c->err),
 			 "unknown key '%s' (known: url, token_file, device_type, tags, artifacts, "
-			 "artifacts_url, queue_timeout, job_timeout, poll_interval, resume_window)",
+			 "artifacts_url, queue_timeout, job_timeout, poll_interval, resume_window, "
+			 "agent_host, device_network)",
 			 name);
 		return 0;
 	}
@@ -140,6 +147,20 @@ static int lab_handler(void *user, const char *section, const char *name, const 
 	if (!strcmp(name, "artifacts_url") && !url_ok(value, artifact_schemes)) {
 		snprintf(c->err, sizeof(c->err), "artifacts_url: expected http://, https:// or "
 			 "file:///PATH without user or password, quotes or spaces, got '%s'", value);
+		return 0;
+	}
+	if (!strcmp(name, "agent_host")) {
+		struct in_addr a;
+		if (inet_pton(AF_INET, value, &a) != 1) {
+			snprintf(c->err, sizeof(c->err), "agent_host: expected the IPv4 address the "
+				 "devices reach this machine at (e.g. 192.0.2.10), got '%s'", value);
+			return 0;
+		}
+	}
+	if (!strcmp(name, "device_network") && strcmp(value, "qemu-user") && strcmp(value, "up")) {
+		snprintf(c->err, sizeof(c->err), "device_network: expected qemu-user (kbench's test "
+			 "step brings eth0 up on QEMU's user network) or up (the device's network is "
+			 "up when the test starts), got '%s'", value);
 		return 0;
 	}
 	if (!strcmp(name, "device_type") && !lab_name_ok(value)) {
@@ -200,6 +221,11 @@ static int lab_finish(struct lab_ctx *c, const char *path, struct lab *l)
 	l->job_timeout_s = r->job_timeout;
 	l->poll_interval_s = r->poll_interval;
 	l->resume_window_s = r->resume_window;
+	snprintf(l->agent_host, sizeof(l->agent_host), "%s", r->agent_host);
+	l->network_up = !strcmp(r->device_network, "up");
+	if (l->network_up && !l->agent_host[0])
+		return error("lab '%s': device_network = up needs agent_host (the address the devices "
+			     "reach this machine at)", path);
 	for (int i = 0; i < l->ntemplates; i++) {
 		snprintf(tmp, sizeof(tmp), "%s", l->templates[i].path);
 		config_path(l->templates[i].path, KB_PATH_MAX, tmp, dir);

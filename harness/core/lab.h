@@ -13,6 +13,12 @@
  *   poll_interval = 5                 ; seconds between two looks at a job
  *   resume_window = 600               ; seconds a job's agent waits for a
  *                                     ; killed kbench (--resume); 0: none
+ *   agent_host = 192.0.2.10           ; the address devices reach kbench at
+ *                                     ; (it listens there); default: QEMU's
+ *                                     ; user network (10.0.2.2, kbench on
+ *                                     ; 127.0.0.1)
+ *   device_network = up               ; qemu-user (default: the test brings
+ *                                     ; eth0 up as 10.0.2.15) or up
  *
  *   [templates]
  *   qemu = templates/qemu.yaml        ; per device type: the job's deploy
@@ -49,6 +55,8 @@ struct lab {
 	int job_timeout_s;
 	int poll_interval_s;
 	int resume_window_s; /* a job's agent waits this long for a killed kbench */
+	char agent_host[64]; /* "" = QEMU's user network: 10.0.2.2, kbench on 127.0.0.1 */
+	int network_up;      /* device_network = up: no eth0 set-up in the test */
 	struct lab_template templates[LAB_TEMPLATES_MAX];
 	int ntemplates;
 };

@@ -493,6 +493,22 @@ static int check_lava(json_object *it, const char *where, char *err, size_t len)
 	}
 	if (json_object_object_get_ex(l, "resumed", &id) && !json_object_is_type(id, json_type_boolean))
 		return verr(err, len, "%s: lava 'resumed' should be true or false", where);
+	if (json_object_object_get_ex(l, "block", &id)) {
+		json_object *v = json_object_object_get(id, "verified");
+		const char *sha = json_object_is_type(id, json_type_object) ?
+				  jstr(id, "sha256") : NULL;
+		if (!json_object_is_type(id, json_type_object) ||
+		    !json_object_is_type(v, json_type_boolean))
+			return verr(err, len, "%s: lava 'block' should be an object with 'verified' "
+				    "true or false", where);
+		if (json_object_object_get(id, "sha256") &&
+		    (!sha || strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64))
+			return verr(err, len, "%s: lava block 'sha256' should be 64 hex digits", where);
+		if (jget(id, "error") && (!json_object_is_type(jget(id, "error"), json_type_string) ||
+					  path_has_control(jstr(id, "error"))))
+			return verr(err, len, "%s: lava block 'error' should be a string without "
+				    "control characters", where);
+	}
 	return 0;
 }
 

@@ -10,19 +10,22 @@
 #  - the token file is mode 0600;
 #  - stop leaves no process and no worker configuration behind (LAVA's
 #    daemons are found by name too: gunicorn renames itself).
-#  - the lava backend: kbench run --lab on mainline-stock (hackbench,
-#    dbench on tmpfs, cyclictest): results.json validates, names the job,
-#    its URL and device; the console log is the job log's; LAVA says the
-#    job completed; its metrics are LAVA test cases with results.json's
-#    values; Ctrl-C during a job leaves it Canceled in LAVA; the token is
-#    in no output or report;
+#  - the lava backend, on one of the campaign's runs (kbench run --lab
+#    on mainline-stock: hackbench, dbench on tmpfs, cyclictest):
+#    results.json validates, names the job, its URL and device, and the
+#    agent's results block from the job log, verified; the console log is
+#    the job log's; LAVA says the job completed; its metrics are LAVA test
+#    cases with results.json's values; Ctrl-C during a job leaves it
+#    Canceled in LAVA; the token is in no output or report;
 #  - a kernel that panics: a failed iteration with the panic in its
 #    console tail (from the job log), the device still Good;
 #  - kbench killed (SIGKILL) during a job: --resume collects that job (the
 #    agent waited for kbench to come back) and LAVA gets no new job.
 #  - kbench campaign --lab over the two devices: each device every round
-#    of both variants, pinned by its own tag, the devices at once; the
-#    comparison blocked by device, with verdicts.
+#    of both variants, pinned by its own tag, the devices at once; one
+#    device put into Maintenance mid-campaign: its failed run set aside,
+#    its rounds run on the other; the comparison blocked by device, with
+#    verdicts.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
@@ -125,19 +128,94 @@ else
 	bad "the probe job did not complete with its measurement (logs: $dir/log)"
 fi
 
-# the lava backend: kbench run --lab on a stock kernel, each iteration a
-# job on one of the lab's devices, the agent back over TCP
+# a campaign of two variants over the two devices: each device runs its
+# round of both (its jobs pinned by the tag only it carries), the devices
+# in parallel. qemu-02 goes into Maintenance after its first run: its next
+# job waits for it (queue_timeout 60 s) and fails, the run is set aside
+# (the lab's fault), and qemu-02's unfinished rounds run on qemu-01. The
+# comparison blocks by device and gives verdicts.
 t=$(date +%s)
 printf '%s\n' '[suite]' 'name = lab-smoke' 'iterations = 1' '[hackbench]' 'groups = 2' \
 	'loops = 50' '[dbench]' 'clients = 2' 'duration = 3' 'fs = tmpfs' '[cyclictest]' \
 	'priority = 95' 'interval = 1000' 'histogram = 2000' 'duration = 3' 'load = none' \
 	>"$tmp/lab-suite.ini"
-expect_exit 0 "$KB" run --lab "$tmp/good.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
-	--reports "$tmp/r" --run-id lab1
-cp "$tmp/out" "$tmp/run.out"
-cat "$tmp/run.out" >>"$tmp/all.out"
-grep 'kbench: lab\|kbench: iteration' "$tmp/run.out"
-res="$tmp/r/runs/lab1/results.json"
+sed 's/^token_file/queue_timeout = 60\ntoken_file/' "$tmp/good.ini" >"$tmp/camp.ini"
+"$KB" campaign --lab "$tmp/camp.ini" --kernels "mainline-stock rt-stock" --suite "$tmp/lab-suite.ini" \
+	--iterations 1 --seed 3 --id labc --reports "$tmp/rc" >"$tmp/out" 2>&1 &
+cpid=$!
+n=0
+until grep -q "qemu-02: qemu-02-r01-[a-z-]* exit" "$tmp/out" || [ $n -ge 600 ] || ! kill -0 $cpid 2>/dev/null; do
+	sleep 1; n=$((n + 1))
+done
+sh "$lab" health "$dir" qemu-02 Maintenance && echo "qemu-02 put into Maintenance after $n s"
+wait $cpid; rc=$?
+sh "$lab" health "$dir" qemu-02 Good
+grep 'kbench campaign\|lab device\|moves to\|set aside' "$tmp/out"
+[ $rc = 0 ] && ok "campaign over the lab: exit 0" || { bad "campaign over the lab: exit $rc"; tail -20 "$tmp/out"; }
+expect_out "on lab .*, 2 devices in parallel"
+expect_out "lab device qemu-02 went bad (Maintenance"
+python3 - "$tmp/rc/compare/labc" "$port" "$dir/token" >"$tmp/o" 2>&1 <<'PY'
+import json, os, sys, urllib.request
+d, port, tokf = sys.argv[1:4]
+camp = json.load(open(d + "/campaign.json"))
+c = json.load(open(d + "/comparison.json"))
+plan = camp["lab"]["plan"]
+assert camp["lab"]["bad"].get("qemu-02", "").startswith("Maintenance"), camp["lab"]["bad"]
+assert all(e["state"] in ("done", "moved") for e in plan), plan
+done = [e for e in plan if e["state"] == "done"]
+moved = [e for e in done if e.get("moved_from") == "qemu-02"]
+assert moved and all(e["device"] == "qemu-01" for e in moved), plan
+failed = os.listdir(d + "/lab-failed")
+assert len(failed) == 1 and failed[0].startswith("qemu-02-"), failed
+assert not os.path.exists(d + "/history.sqlite"), "a campaign's run kept a history of its own"
+jobs = {}
+for e in done:
+    it = json.load(open("%s/runs/%s/results.json" % (d, e["run_id"])))["iterations"][0]
+    assert it["status"] == "ok" and it["lava"]["device"] == e["device"], (e, it.get("lava"))
+    jobs[it["lava"]["job_id"]] = e["device"]
+for v in ("mainline-stock", "rt-stock"):
+    n = len([e for e in done if e["variant"] == v])
+    assert n == 2, (v, n, plan)  # 1 round x 2 devices' worth, the moved one included
+# in parallel: LAVA ran jobs of both devices at the same time, each where pinned
+tok = open(tokf).read().strip()
+span = {}
+for j in jobs:
+    r = urllib.request.Request("http://127.0.0.1:%s/api/v0.2/jobs/%d/" % (port, j),
+                               headers={"Authorization": "Token " + tok})
+    x = json.load(urllib.request.urlopen(r))
+    span[j] = (x["start_time"], x["end_time"], x["actual_device"])
+    assert x["actual_device"] == jobs[j], (j, x["actual_device"], jobs[j])
+over = any(a[2] != b[2] and a[0] < b[1] and b[0] < a[1] for a in span.values() for b in span.values())
+assert over, span
+b = c["blocks"]
+assert b["by"] == "lab device" and sorted(b["devices"]) == ["qemu-01", "qemu-02"], b
+assert not any("pooled here" in w for w in c["warnings"]), c["warnings"]
+verdicts = {}
+for m in c["metrics"]:
+    v = m["variants"]["rt-stock"]
+    assert "qemu-01" in v["by_device"], v
+    verdicts[m["label"] + "." + m["metric"]] = v["vs_baseline"]["verdict"]
+called = [k for k, x in verdicts.items() if x in ("same", "better", "worse")]
+assert len(called) >= 6, verdicts
+print("%d jobs (%d moved from qemu-02 to qemu-01), pinned, both devices at once; blocked by device "
+      "(%d values dropped); rt-stock vs mainline-stock: %s" % (len(jobs), len(moved), b["dropped"],
+      ", ".join("%s %s" % (k, verdicts[k]) for k in ("hackbench.time", "dbench.throughput") if k in verdicts)))
+PY
+if [ $? = 0 ]; then ok "campaign over the lab's devices: $(cat "$tmp/o"), in $(($(date +%s) - t)) s"; else bad "campaign over the lab's devices"; cat "$tmp/o"; fi
+[ -f "$tmp/rc/compare/labc/report.html" ] && ok "the campaign's report.html" || bad "no report.html"
+# the job that waited for qemu-02 in Maintenance: its place in LAVA's queue shown
+if grep -h "queued, [0-9]* jobs* ahead of it for qemu" "$tmp/rc/compare/labc/logs/"qemu-02-*.log; then
+	ok "a queued job's place in LAVA's queue is shown"
+else
+	bad "no queue position in qemu-02's run logs"
+fi
+
+# the lava backend, on one of the campaign's runs (a kbench run --lab
+# pinned to qemu-01): each iteration a job on a lab device, the agent back
+# over TCP
+t=$(date +%s)
+cat "$tmp/out" >>"$tmp/all.out"
+res="$tmp/rc/compare/labc/runs/qemu-01-r01-mainline-stock/results.json"
 expect_exit 0 "$KB" validate "$res"
 python3 - "$res" "$port" >"$tmp/o" 2>&1 <<'PY'
 import json, sys
@@ -148,21 +226,24 @@ it = d["iterations"][0]
 assert it["status"] == "ok", it
 l = it["lava"]
 assert l["job_id"] >= int(sys.argv[2]) * 1000, l
-assert l["device"] in ("qemu-01", "qemu-02"), l
+assert l["device"] == "qemu-01", l
+b = l["block"]  # the agent's results block, from the job log, checked
+assert b["verified"] is True and b["bytes"] > 10000 and "earlier_bytes" not in b, b
 assert l["job_url"] == "http://127.0.0.1:%s/scheduler/job/%d" % (sys.argv[2], l["job_id"]), l
 assert [w["status"] for w in it["workloads"]] == ["ok"] * 3, it["workloads"]
 m = {w["label"]: w["metrics"] for w in it["workloads"]}
 assert m["hackbench"]["time"]["value"] > 0 and m["dbench"]["throughput"]["value"] > 0, m
-print("job", l["job_id"], "on", l["device"], "hackbench", m["hackbench"]["time"]["value"], "s")
+print("job", l["job_id"], "on", l["device"], "hackbench", m["hackbench"]["time"]["value"], "s; results block of",
+      b["bytes"], "bytes verified")
 PY
 if [ $? = 0 ]; then
-	ok "kbench run --lab: $(cat "$tmp/o"), in $(($(date +%s) - t)) s"
+	ok "kbench run --lab: $(cat "$tmp/o")"
 else
 	bad "kbench run --lab: results.json"
-	cat "$tmp/o" "$tmp/run.out"
+	cat "$tmp/o"
 fi
-con="$tmp/r/runs/lab1/console/iter-1.log"
-grep -q "Linux version" "$con" && grep -q "kbench-agent: ready (tcp)" "$con" &&
+con="$tmp/rc/compare/labc/runs/qemu-01-r01-mainline-stock/console/iter-1.log"
+grep -q "Linux version" "$con" && grep -q "kbench-agent: ready (tcp)" "$con" && grep -q "^KBENCH-END v1" "$con" &&
 	ok "the job log's console is the iteration's console log" || bad "no console from the job log in $con"
 job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iterations"][0]["lava"]["job_id"])' "$res")
 # state JOB: LAVA's "STATE HEALTH" of the job, through the API
@@ -200,57 +281,6 @@ for w in d["iterations"][0]["workloads"]:
 print("%d metrics as LAVA test cases, e.g. hackbench.time = %s %s" % (n, cases["hackbench.time"]["measurement"], cases["hackbench.time"]["unit"]))
 PY
 if [ $? = 0 ]; then ok "$(cat "$tmp/o")"; else bad "the metrics are not LAVA's test cases"; cat "$tmp/o"; fi
-
-# a campaign of two variants over the two devices: each device runs every
-# round of both (its jobs pinned by the tag only it carries), the devices
-# in parallel; the comparison blocks by device and gives verdicts
-t=$(date +%s)
-expect_exit 0 "$KB" campaign --lab "$tmp/good.ini" --kernels "mainline-stock rt-stock" \
-	--suite "$tmp/lab-suite.ini" --iterations 2 --seed 3 --id labc --reports "$tmp/rc" >"$tmp/out" 2>&1
-grep 'kbench campaign\|lab devices' "$tmp/out"
-expect_output "on lab .*, 2 devices in parallel"
-python3 - "$tmp/rc/compare/labc" "$port" "$dir/token" >"$tmp/o" 2>&1 <<'PY'
-import json, sys, urllib.request
-d, port, tokf = sys.argv[1:4]
-camp = json.load(open(d + "/campaign.json"))
-c = json.load(open(d + "/comparison.json"))
-plan = camp["lab"]["plan"]
-assert len(plan) == 8 and all(e["state"] == "done" for e in plan), plan
-jobs = {}
-for e in plan:
-    it = json.load(open("%s/runs/%s/results.json" % (d, e["run_id"])))["iterations"][0]
-    assert it["status"] == "ok" and it["lava"]["device"] == e["device"], (e, it.get("lava"))
-    jobs[it["lava"]["job_id"]] = e["device"]
-for dev in ("qemu-01", "qemu-02"):
-    got = sorted(e["variant"] for e in plan if e["device"] == dev)
-    assert got == ["mainline-stock"] * 2 + ["rt-stock"] * 2, (dev, got)
-# in parallel: LAVA ran jobs of both devices at the same time
-tok = open(tokf).read().strip()
-span = {}
-for j in jobs:
-    r = urllib.request.Request("http://127.0.0.1:%s/api/v0.2/jobs/%d/" % (port, j),
-                               headers={"Authorization": "Token " + tok})
-    x = json.load(urllib.request.urlopen(r))
-    span[j] = (x["start_time"], x["end_time"], x["actual_device"])
-    assert x["actual_device"] == jobs[j], (j, x["actual_device"], jobs[j])
-over = any(a[2] != b[2] and a[0] < b[1] and b[0] < a[1] for a in span.values() for b in span.values())
-assert over, span
-b = c["blocks"]
-assert b["by"] == "lab device" and sorted(b["devices"]) == ["qemu-01", "qemu-02"] and b["dropped"] == 0, b
-assert not any("pooled here" in w for w in c["warnings"]), c["warnings"]
-verdicts = {}
-for m in c["metrics"]:
-    v = m["variants"]["rt-stock"]
-    assert set(v["by_device"]) == {"qemu-01", "qemu-02"}, v
-    verdicts[m["label"] + "." + m["metric"]] = v["vs_baseline"]["verdict"]
-assert all(x in ("same", "better", "worse", "undecided") for x in verdicts.values()), verdicts
-called = [k for k, x in verdicts.items() if x in ("same", "better", "worse")]
-assert len(called) >= 6, verdicts
-print("%d jobs, pinned, both devices at once; blocked by device; rt-stock vs mainline-stock: %s"
-      % (len(jobs), ", ".join("%s %s" % (k, verdicts[k]) for k in ("hackbench.time", "dbench.throughput") if k in verdicts)))
-PY
-if [ $? = 0 ]; then ok "campaign over the lab's devices: $(cat "$tmp/o"), in $(($(date +%s) - t)) s"; else bad "campaign over the lab's devices"; cat "$tmp/o"; tail -5 "$tmp/out"; fi
-[ -f "$tmp/rc/compare/labc/report.html" ] && ok "the campaign's report.html" || bad "no report.html"
 
 # a kernel that panics (its init missing: no root to fall back on): the
 # variant's failed iteration, the panic in its console tail from the job
@@ -341,7 +371,11 @@ assert d["status"] == "complete", d["status"]
 it = d["iterations"][-1]
 assert it["status"] == "ok" and it["lava"]["job_id"] == int(sys.argv[2]), it
 assert it["lava"].get("resumed") is True, it["lava"]
-print("job", it["lava"]["job_id"], "collected, hackbench", it["workloads"][0]["metrics"]["time"]["value"], "s")
+# the agent's block holds the killed run's session too, then this one's
+b = it["lava"]["block"]
+assert b["verified"] is True and b["earlier_bytes"] > 0, b
+print("job", it["lava"]["job_id"], "collected, hackbench", it["workloads"][0]["metrics"]["time"]["value"],
+      "s, its results block verified after %d bytes of the killed run's session" % b["earlier_bytes"])
 PY
 if [ $? = 0 ] && [ "$(state "$job3")" = "Finished Complete" ]; then
 	ok "killed and resumed: $(cat "$tmp/o"), LAVA says Finished Complete ($(($(date +%s) - t)) s)"
@@ -358,7 +392,7 @@ expect_exit 2 "$KB" run --lab "$tmp/wrong.ini" --kernel mainline-stock --suite "
 expect_out "refused the token"
 [ -e "$tmp/r/runs/badtoken" ] && bad "a refused token left the run directory $tmp/r/runs/badtoken"
 cat "$tmp/out" >>"$tmp/all.out"
-if grep -rq -- "$token" "$tmp/all.out" "$tmp/r"; then
+if grep -rq -- "$token" "$tmp/all.out" "$tmp/r" "$tmp/rc"; then
 	bad "the lab's token is in kbench's output or reports"
 else
 	ok "the token is in no run output or report"

@@ -13,6 +13,9 @@
 #                              online and both devices idle
 #   lavalab.sh stop DIR        stop everything start started (no process
 #                              is left); DIR stays for its logs (DIR/log)
+#   lavalab.sh health DIR DEVICE HEALTH  set a device's health as an admin
+#                              would (Maintenance: no new job goes to it)
+# Each device carries a tag of its own name (kbench pins jobs by it).
 #
 # Needs root (the worker's env.yaml goes under /etc/lava-server; PostgreSQL
 # runs as its own user). It installs nothing: `sh harness/deps.sh test` installs lava-server,
@@ -320,11 +323,30 @@ stop() {
 	rm -f "$dir/run/started"
 }
 
+# a device's health, as a lab admin sets it (Maintenance: LAVA schedules
+# no new job on it, a running one finishes)
+health() {
+	dir=$1 device=$2 health=$3
+	case "$health" in Good | Maintenance | Bad | Retired | Unknown) ;;
+	*) die "HEALTH must be Good, Maintenance, Bad, Retired or Unknown, got '$health'" ;;
+	esac
+	case "$device" in *[!A-Za-z0-9._-]* | '') die "bad device name '$device'" ;; esac
+	lab_env "$dir"
+	LAB_DEVICE=$device LAB_HEALTH=$health lava-server manage shell -c '
+import os
+from lava_scheduler_app.models import Device
+d = Device.objects.get(hostname=os.environ["LAB_DEVICE"])
+d.health = getattr(Device, "HEALTH_" + os.environ["LAB_HEALTH"].upper())
+d.save()
+' >>"$dir/log/health.log" 2>&1 || die "cannot set $device's health (log: $dir/log/health.log)"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
 start) [ $# = 2 ] || die "usage: lavalab.sh start DIR PORT"; start "$1" "$2" ;;
 wait) [ $# = 3 ] || die "usage: lavalab.sh wait DIR PORT SECS"; wait_ready "$1" "$2" "$3" ;;
 stop) [ $# = 1 ] || die "usage: lavalab.sh stop DIR"; stop "$1" ;;
-*) die "usage: lavalab.sh start DIR PORT | wait DIR PORT SECS | stop DIR" ;;
+health) [ $# = 3 ] || die "usage: lavalab.sh health DIR DEVICE HEALTH"; health "$1" "$2" "$3" ;;
+*) die "usage: lavalab.sh start DIR PORT | wait DIR PORT SECS | stop DIR | health DIR DEVICE HEALTH" ;;
 esac

@@ -12,11 +12,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <netinet/in.h>
 
 #include "backend/backend.h"
 #include "backend/hostroot.h"
 #include "backend/guest.h"
 #include "backend/image.h"
+#include "backend/lava_log.h"
 #include "kernel/apt.h"
 #include "kernel/subject.h"
 #include "core/config.h"
@@ -607,6 +609,117 @@ static void test_agent_stdio(void **state)
 	guest_release(&g);
 }
 
+/* The agent over TCP with --journal, as under LAVA: it connects to a
+ * listener here, and prints its session as a results block on its
+ * standard output (a file here, the job's console there) when it powers
+ * off. The block must verify and hold exactly the session the host had. */
+struct tcp_guest {
+	struct child agent;
+	char out[256];
+	struct strbuf journal;
+};
+
+static int tcpj_start(struct guest *g, const struct boot_params *p)
+{
+	struct tcp_guest *q = calloc(1, sizeof(*q));
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	(void)p;
+	g->priv = q;
+	q->agent = (struct child)CHILD_INIT;
+	q->journal = (struct strbuf)STRBUF_INIT;
+	g->journal = &q->journal;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl))
+		return -1;
+	snprintf(q->out, sizeof(q->out), "/tmp/kbench-journal-test.%d", (int)getpid());
+	strvec_pushf(&q->agent.argv, "%s/build/kbench-agent", KB_SRCDIR);
+	strvec_pushf(&q->agent.argv, "--transport=tcp:127.0.0.1:%d", ntohs(sa.sin_port));
+	strvec_push(&q->agent.argv, "--journal");
+	q->agent.stdout_path = q->out;
+	if (child_start(&q->agent))
+		return -1;
+	g->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	close(lfd);
+	return g->fd < 0 ? -1 : 0;
+}
+
+static int tcpj_alive(struct guest *g)
+{
+	struct tcp_guest *q = g->priv;
+	return q->agent.pid > 0 && child_poll(&q->agent) == 0;
+}
+
+static int tcpj_stop(struct guest *g, double timeout_s)
+{
+	struct tcp_guest *q = g->priv;
+	double end = now_mono() + timeout_s;
+	while (now_mono() < end && tcpj_alive(g))
+		usleep(10000);
+	if (q->agent.pid > 0)
+		child_kill(&q->agent, 0);
+	return 0;
+}
+
+static struct strbuf journal_seen = STRBUF_INIT, journal_printed = STRBUF_INIT;
+
+static void tcpj_release(struct guest *g)
+{
+	struct tcp_guest *q = g->priv;
+	sb_reset(&journal_seen);
+	sb_add(&journal_seen, q->journal.buf ? q->journal.buf : "", q->journal.len);
+	sb_reset(&journal_printed);
+	read_file(q->out, &journal_printed, 1 << 24);
+	unlink(q->out);
+	g->journal = NULL;
+	sb_release(&q->journal);
+	child_release(&q->agent);
+	free(q);
+}
+
+static const struct backend_ops tcpj_backend = {
+	.name = "tcpj", .start = tcpj_start, .alive = tcpj_alive, .stop = tcpj_stop,
+	.release = tcpj_release,
+};
+
+static void test_agent_journal(void **state)
+{
+	struct guest g;
+	struct strbuf pay = STRBUF_INIT;
+	json_object *req, *resp = NULL;
+	char err[256];
+	(void)state;
+	agent_boot(&g, &tcpj_backend);
+	/* an output with newlines, quotes and bytes JSON escapes */
+	req = json_tokener_parse("{\"op\":\"exec\",\"argv\":[\"/bin/sh\",\"-c\",\"seq 1 3000; "
+				 "printf '\\\"x\\\\t\\\\001'\"],\"timeout_s\":10}");
+	assert_int_equal(guest_call(&g, req, 20, &resp), 0);
+	json_object_put(req);
+	json_object_put(resp);
+	assert_int_equal(guest_shutdown(&g, 10), 0);
+	guest_release(&g);
+	assert_non_null(strstr(journal_seen.buf, "> {\"op\":\"hello\"}\n< {\"op\":\"hello\""));
+	assert_non_null(strstr(journal_seen.buf, "\\n2999\\n3000\\n"));
+	assert_non_null(strstr(journal_seen.buf, "> {\"op\":\"poweroff\"}\n"));
+	assert_int_equal(lava_block_extract(journal_printed.buf, journal_printed.len, &pay, err,
+					    sizeof(err)), 1);
+	assert_int_equal(pay.len, journal_seen.len);
+	assert_memory_equal(pay.buf, journal_seen.buf, pay.len);
+	/* a data line lost on the console: refused, not half-read */
+	{
+		char *l = strstr(journal_printed.buf, "KBENCH-DATA 3 ");
+		assert_non_null(l);
+		l[7] = 'X';
+		assert_int_equal(lava_block_extract(journal_printed.buf, journal_printed.len, &pay,
+						    err, sizeof(err)), -1);
+	}
+	sb_release(&pay);
+	sb_release(&journal_seen);
+	sb_release(&journal_printed);
+}
+
 /* The local backend end to end: the agent as a host process, its hello
  * with the machine's facts; its commands' output goes to a private
  * directory (a host's /tmp is shared: two agents wrote one /tmp/kb.out),
@@ -647,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
+		cmocka_unit_test(test_agent_journal),
 		cmocka_unit_test(test_local_kmsg),
 		cmocka_unit_test(test_local_backend),
 		cmocka_unit_test(test_subject_real),

@@ -64,10 +64,22 @@ static void test_lab_file(void **state)
 	assert_int_equal(l.job_timeout_s, 900);
 	assert_int_equal(l.poll_interval_s, 2);
 	assert_int_equal(l.resume_window_s, 600); /* the default */
+	assert_string_equal(l.agent_host, ""); /* QEMU's user network */
+	assert_int_equal(l.network_up, 0);
 	assert_string_equal(lab_template_for(&l, "qemu"),
 			    FIX "labs/../../../tools/lava/probe-job.yaml");
 	assert_null(lab_template_for(&l, "x86-server"));
 	lab_release(&l);
+	/* devices on a real network: kbench's address, their network up */
+	{
+		static const char up[] = "[lab]\nurl = http://127.0.0.1:1/\ntoken_file = t\n"
+			"device_type = qemu\nartifacts = /a\nartifacts_url = file:///a\n"
+			"agent_host = 192.0.2.10\ndevice_network = up\n[templates]\nqemu = q.yaml\n";
+		assert_int_equal(lab_parse(up, strlen(up), "/x/up.ini", &l), 0);
+		assert_string_equal(l.agent_host, "192.0.2.10");
+		assert_int_equal(l.network_up, 1);
+		lab_release(&l);
+	}
 	/* the shipped example, by name (configs/labs/) */
 	assert_int_equal(lab_load("example", &l), 0);
 	assert_string_equal(l.device_type, "qemu");
@@ -90,6 +102,9 @@ static void test_bad_lab_files(void **state)
 		{ "bad-artifacts-url.ini", "file:///PATH" },
 		{ "bad-section.ini", "unknown section [device]" },
 		{ "bad-job-timeout.ini", "job_timeout" },
+		{ "bad-agent-host.ini", "agent_host: expected the IPv4 address" },
+		{ "bad-device-network.ini", "device_network: expected qemu-user" },
+		{ "bad-network-up-no-host.ini", "device_network = up needs agent_host" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -325,6 +340,17 @@ static void test_api_answers(void **state)
 		assert_null(lava_device_own_tag(d, n, 0));
 		assert_null(lava_device_own_tag(d, n, 1));
 		assert_int_equal(lava_tags_resolve("{}", 2, d, n, err, sizeof(err)), -1);
+		/* a job's place in the queue: the count of the jobs ahead */
+		{
+			long ahead = -1;
+			buf = fixture("jobs-ahead.json", &len, NULL);
+			assert_int_equal(lava_count_parse(buf, len, &ahead, err, sizeof(err)), 0);
+			free(buf);
+			assert_int_equal(ahead, 1);
+			assert_int_equal(lava_count_parse("{\"count\":-1}", 12, &ahead, err,
+							  sizeof(err)), -1);
+			assert_int_equal(lava_count_parse("[]", 2, &ahead, err, sizeof(err)), -1);
+		}
 	}
 	assert_string_equal(lava_state_name(LAVA_CANCELING), "Canceling");
 	assert_string_equal(lava_health_name(LAVA_HEALTH_INCOMPLETE), "Incomplete");
@@ -541,18 +567,26 @@ static void test_agent_steps(void **state)
 {
 	struct strvec v = STRVEC_INIT;
 	(void)state;
-	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, 0, &v), 0);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, 0, 0, "", &v), 0);
 	assert_int_equal(v.n, 2);
 	assert_string_equal(v.v[0], "ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up && "
 				    "route add default gw 10.0.2.2");
-	assert_string_equal(v.v[1], "/init --transport=tcp:10.0.2.2:40123; echo kbench-agent-exit=$?");
-	assert_int_equal(lava_agent_steps("10.0.2.2; rm -rf /", 1, 0, &v), -1);
-	assert_int_equal(lava_agent_steps("10.0.2.2", 0, 0, &v), -1);
-	assert_int_equal(lava_agent_steps("10.0.2.2", 65536, 0, &v), -1);
+	assert_string_equal(v.v[1], "/init --transport=tcp:10.0.2.2:40123 --journal; "
+				    "echo kbench-agent-exit=$?");
+	assert_int_equal(lava_agent_steps("10.0.2.2; rm -rf /", 1, 0, 0, "", &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 0, 0, 0, "", &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 65536, 0, 0, "", &v), -1);
+	assert_int_equal(lava_agent_steps("10.0.2.2", 1, 0, 0, "ab; reboot", &v), -1);
 	assert_int_equal(v.n, 2);
-	/* the agent waits 600 s for a killed kbench (--resume) */
-	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, 600, &v), 0);
-	assert_string_equal(v.v[3], "/init --transport=tcp:10.0.2.2:40123 --reconnect=600; "
+	/* the agent waits 600 s for a killed kbench (--resume), says its session */
+	assert_int_equal(lava_agent_steps("10.0.2.2", 40123, 600, 0, "0a1b2c", &v), 0);
+	assert_string_equal(v.v[3], "/init --transport=tcp:10.0.2.2:40123 --journal --reconnect=600 "
+				    "--session=0a1b2c; echo kbench-agent-exit=$?");
+	/* device_network = up, agent_host: no eth0 set-up, the lab's address */
+	strvec_clear(&v);
+	assert_int_equal(lava_agent_steps("192.0.2.10", 40123, 0, 1, "ff", &v), 0);
+	assert_int_equal(v.n, 1);
+	assert_string_equal(v.v[0], "/init --transport=tcp:192.0.2.10:40123 --journal --session=ff; "
 				    "echo kbench-agent-exit=$?");
 	strvec_clear(&v);
 }
