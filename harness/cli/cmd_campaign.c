@@ -835,21 +835,22 @@ static int lab_finish(struct campaign *cp, struct lab_slot *slots, size_t ns, st
 		lab_run_error(cp, e, sl->log, last, sizeof(last));
 	printf("kbench campaign: %s: %s exit %d after %.0f s%s%s\n", sl->device,
 	       or_empty(jstr(e, "run_id")), st, now_mono() - sl->t0, st ? ": " : "", st ? last : "");
-	if (st == KB_EXIT_USAGE && !kb_interrupted) {
-		error("campaign stopped: %s could not run on %s (log %s)", jstr(e, "variant"),
-		      sl->device, sl->log);
-		cp->stop = 1;
-		ret = -1;
-	} else if (st && !kb_interrupted &&
-		   !lab_device_usable(cp->ro.lab, sl->device, why, sizeof(why))) {
-		/* the device's fault, not the variant's: the run is set aside
-		 * (lab-failed/, not compared) and done again elsewhere */
+	if (st && !kb_interrupted &&
+	    !lab_device_usable(cp->ro.lab, sl->device, why, sizeof(why))) {
+		/* the device's fault, not the variant's (a job that waited for
+		 * it, or a run that refused it at its start): the run is set
+		 * aside (lab-failed/, not compared) and done again elsewhere */
 		jset_bool(r, "lab_failed", 1);
 		jset_str(e, "state", "todo");
 		if (lab_set_aside(cp, e) || lab_device_bad(cp, slots, ns, sl, why)) {
 			cp->stop = 1;
 			ret = -1;
 		}
+	} else if (st == KB_EXIT_USAGE && !kb_interrupted) {
+		error("campaign stopped: %s could not run on %s (log %s)", jstr(e, "variant"),
+		      sl->device, sl->log);
+		cp->stop = 1;
+		ret = -1;
 	} else if (st && !kb_interrupted) {
 		cp->failed = 1;
 	}
