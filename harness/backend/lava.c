@@ -337,10 +337,25 @@ static void console_fetch(struct lava_guest *q)
 	sb_release(&con);
 }
 
+/* The job's own error type from its log ("Infrastructure", ...), into
+ * OUT ("" when it has none or the log cannot be had). */
+static void job_error_type(struct lava_guest *q, char *out, size_t len)
+{
+	struct strbuf log = STRBUF_INIT, con = STRBUF_INIT;
+	char err[256];
+	out[0] = '\0';
+	if (!lava_job_log(&S.conn, q->job, &log, err, sizeof(err)))
+		lava_log_parse(log.buf ? log.buf : "", log.len, &con, out, len, err, sizeof(err));
+	sb_release(&log);
+	sb_release(&con);
+}
+
 static int job_failed(struct guest *g, struct lava_guest *q)
 {
-	int infra = q->last.health == LAVA_HEALTH_INCOMPLETE &&
-		    strstr(q->last.failure, "InfrastructureError");
+	char etype[64];
+	int infra;
+	job_error_type(q, etype, sizeof(etype));
+	infra = lava_job_labs_fault(&q->last, etype);
 	snprintf(g->err, sizeof(g->err), "%sLAVA job %lld%s%s ended %s before kbench's agent "
 		 "connected%s%s (%s)", infra ? "the lab failed: " : "", q->job,
 		 q->last.device[0] ? " on " : "", q->last.device, lava_health_name(q->last.health),
@@ -618,9 +633,10 @@ wait:
 		if (q->last.state == LAVA_RUNNING && !running_at)
 			running_at = now_mono();
 		if (!running_at && waited > S.lab.queue_timeout_s) {
-			snprintf(g->err, sizeof(g->err), "lab %s: job %lld waited %.0f s for a "
-				 "device (queue_timeout %d s): the lab is busy or has no usable "
-				 "device", S.lab.name, q->job, waited, S.lab.queue_timeout_s);
+			snprintf(g->err, sizeof(g->err), "the lab failed: lab %s: job %lld waited "
+				 "%.0f s for a device (queue_timeout %d s): the lab is busy or has "
+				 "no usable device", S.lab.name, q->job, waited,
+				 S.lab.queue_timeout_s);
 			goto out;
 		}
 		if (running_at && now_mono() - running_at > p->boot_timeout_s) {
@@ -664,7 +680,10 @@ static int lava_alive(struct guest *g)
 	if (look(q, 0, err, sizeof(err)))
 		return 1; /* the lab did not answer this once: the socket decides */
 	if (q->finished) {
-		snprintf(g->err, sizeof(g->err), "LAVA job %lld on %s ended (%s%s%s)", q->job,
+		char etype[64];
+		job_error_type(q, etype, sizeof(etype));
+		snprintf(g->err, sizeof(g->err), "%sLAVA job %lld on %s ended (%s%s%s)",
+			 lava_job_labs_fault(&q->last, etype) ? "the lab failed: " : "", q->job,
 			 q->last.device, lava_health_name(q->last.health),
 			 q->last.failure[0] ? ": " : "", q->last.failure);
 		return 0;

@@ -19,7 +19,14 @@ struct entry {
 	int want;         /* 1: the next scalar is a value of the entry */
 	char key[8];      /* the entry's key being read ("lvl", "msg") */
 	int is_target;    /* lvl: target */
+	int is_results;   /* lvl: results */
 	struct strbuf msg;/* msg, when a scalar */
+	/* msg, when a mapping (a results entry): its keys and values */
+	int want2;        /* 1: the next scalar in msg is a value */
+	char key2[16];
+	char def[16], kase[16], etype[64]; /* definition, case, error_type */
+	char *error_type; /* out: the job's own error type (lava_log_parse) */
+	size_t etlen;
 };
 
 /* MSG's printable bytes and tabs, then '\n', onto CONSOLE. */
@@ -38,27 +45,49 @@ static void entry_scalar(struct entry *e, const yaml_event_t *ev)
 {
 	const char *v = (const char *)ev->data.scalar.value;
 	size_t n = ev->data.scalar.length;
+	if (e->depth == 2 && !strcmp(e->key, "msg")) { /* a results entry's fields */
+		if (!e->want2) {
+			snprintf(e->key2, sizeof(e->key2), "%.*s", (int)(n < 15 ? n : 15), v);
+			e->want2 = 1;
+			return;
+		}
+		e->want2 = 0;
+		if (!strcmp(e->key2, "definition"))
+			snprintf(e->def, sizeof(e->def), "%.*s", (int)(n < 15 ? n : 15), v);
+		else if (!strcmp(e->key2, "case"))
+			snprintf(e->kase, sizeof(e->kase), "%.*s", (int)(n < 15 ? n : 15), v);
+		else if (!strcmp(e->key2, "error_type"))
+			snprintf(e->etype, sizeof(e->etype), "%.*s", (int)(n < 63 ? n : 63), v);
+		return;
+	}
 	if (e->depth != 1)
-		return; /* inside msg's mapping (results): not console */
+		return; /* deeper: not console */
 	if (!e->want) {
 		snprintf(e->key, sizeof(e->key), "%.*s", (int)(n < 7 ? n : 7), v);
 		e->want = 1;
 		return;
 	}
 	e->want = 0;
-	if (!strcmp(e->key, "lvl"))
+	if (!strcmp(e->key, "lvl")) {
 		e->is_target = n == 6 && !memcmp(v, "target", 6);
+		e->is_results = n == 7 && !memcmp(v, "results", 7);
+	}
 	else if (!strcmp(e->key, "msg"))
 		sb_add(&e->msg, v, n);
 }
 
 /* The events of the document: a sequence of entries (mappings). */
-static int log_events(yaml_parser_t *p, struct strbuf *console, char *err, size_t errlen)
+static int log_events(yaml_parser_t *p, struct strbuf *console, char *etype, size_t etlen,
+		      char *err, size_t errlen)
 {
 	struct entry e;
 	yaml_event_t ev;
 	int level = 0, done = 0, ret = -1; /* level: 0 stream, 1 in the sequence */
 	memset(&e, 0, sizeof(e));
+	e.error_type = etype;
+	e.etlen = etlen;
+	if (etype && etlen)
+		etype[0] = '\0';
 	while (!done) {
 		if (!yaml_parser_parse(p, &ev)) {
 			snprintf(err, errlen, "job log: not YAML (line %zu: %s)",
@@ -80,7 +109,8 @@ static int log_events(yaml_parser_t *p, struct strbuf *console, char *err, size_
 					yaml_event_delete(&ev);
 					goto out;
 				}
-				e.want = 0, e.is_target = 0, sb_reset(&e.msg);
+				e.want = 0, e.is_target = 0, e.is_results = 0, sb_reset(&e.msg);
+				e.want2 = 0, e.def[0] = e.kase[0] = e.etype[0] = '\0';
 			} else if (e.depth == 2 && e.want)
 				e.want = 0; /* a value that is a collection */
 			break;
@@ -90,6 +120,11 @@ static int log_events(yaml_parser_t *p, struct strbuf *console, char *err, size_
 				level = 0;
 			else if (--e.depth == 0 && e.is_target)
 				console_add(console, e.msg.buf ? e.msg.buf : "", e.msg.len);
+			else if (e.depth == 0 && e.is_results && e.error_type && e.etype[0] &&
+				 !strcmp(e.def, "lava") && !strcmp(e.kase, "job"))
+				/* the dispatcher's verdict on the job itself (the
+				 * device's signals go under their own definition) */
+				snprintf(e.error_type, e.etlen, "%s", e.etype);
 			break;
 		case YAML_SCALAR_EVENT:
 			if (level == 0) {
@@ -116,6 +151,12 @@ out:
 int lava_log_console(const char *log, size_t len, struct strbuf *console, char *err,
 		     size_t errlen)
 {
+	return lava_log_parse(log, len, console, NULL, 0, err, errlen);
+}
+
+int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *error_type,
+		   size_t etlen, char *err, size_t errlen)
+{
 	yaml_parser_t p;
 	int ret;
 	if (!yaml_parser_initialize(&p)) {
@@ -123,7 +164,7 @@ int lava_log_console(const char *log, size_t len, struct strbuf *console, char *
 		return -1;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)log, len);
-	ret = log_events(&p, console, err, errlen);
+	ret = log_events(&p, console, error_type, etlen, err, errlen);
 	yaml_parser_delete(&p);
 	return ret;
 }
@@ -435,6 +476,14 @@ int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int m
 	}
 	json_object_put(o);
 	return 0;
+}
+
+int lava_job_labs_fault(const struct lava_job *j, const char *error_type)
+{
+	return j->health == LAVA_HEALTH_CANCELED ||
+	       (j->health == LAVA_HEALTH_INCOMPLETE &&
+		((error_type && !strcmp(error_type, "Infrastructure")) ||
+		 strstr(j->failure, "InfrastructureError")));
 }
 
 int lava_count_parse(const char *buf, size_t len, long *n, char *err, size_t errlen)

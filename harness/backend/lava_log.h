@@ -28,6 +28,11 @@
 int lava_log_console(const char *log, size_t len, struct strbuf *console, char *err,
 		     size_t errlen);
 
+/* lava_log_console, and the job's own error type (the dispatcher's
+ * "results" entry of definition lava, case job: "Infrastructure", "Job",
+ * "Test", "Bug", ...) into ERROR_TYPE ("" when the job has none). */
+int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *error_type,
+		   size_t etlen, char *err, size_t errlen);
 /* The results block in CONSOLE (lava_log_console's output): its payload
  * into OUT. 1 found and verified; 0 no block (no KBENCH-BEGIN line); -1 a
  * block that is cut, out of order, or whose size or SHA-256 differ, with
@@ -68,6 +73,11 @@ struct lava_job {
 const char *lava_state_name(enum lava_state s);
 const char *lava_health_name(enum lava_health h);
 
+/* Did job J end by the lab's fault, not the kernel's: an infrastructure
+ * error (its log's ERROR_TYPE, lava_log_parse, or LAVA's failure comment
+ * says so) or a cancellation (kbench cancels only its own jobs, which it
+ * does not then wait on)? ERROR_TYPE may be NULL. */
+int lava_job_labs_fault(const struct lava_job *j, const char *error_type);
 /* BUF (LEN bytes) as a job; 0, or -1 with the reason in ERR. */
 int lava_job_parse(const char *buf, size_t len, struct lava_job *j, char *err, size_t errlen);
 /* The one job id of a submit answer ({"job_ids": [N], ...}); 0, or -1. */

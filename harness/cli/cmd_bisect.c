@@ -217,24 +217,6 @@ static void bump(struct bisect *b, const char *key)
 	jset_int(b->state, key, json_object_get_int(jget(b->state, key)) + 1);
 }
 
-/* The last non-empty line of LOG into BUF. */
-static void last_line(const char *log, char *buf, size_t len)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *end, *p;
-	snprintf(buf, len, "no output");
-	if (read_file(log, &sb, 16 << 20) || !sb.buf)
-		goto out;
-	rtrim(sb.buf);
-	end = sb.buf + strlen(sb.buf);
-	for (p = end; p > sb.buf && p[-1] != '\n'; p--)
-		;
-	if (*p)
-		snprintf(buf, len, "%s", p);
-out:
-	sb_release(&sb);
-}
-
 /* One more batch of iterations of SHA: `kbench run` with KSRC=tree, its
  * run directory appended to STEP's runs. 0 measured, 1 no results (build
  * or boot failed: WHY filled), -1 interrupted or could not start. */
@@ -274,7 +256,7 @@ static int measure(struct bisect *b, const char *sha, json_object *step, char *w
 	snprintf(res, sizeof(res), "%s/results.json", rdir);
 	if (!path_exists(res)) {
 		char l[400];
-		last_line(log, l, sizeof(l));
+		file_last_line(log, l, sizeof(l));
 		snprintf(why, whylen, "kbench run exited %d without results (build or boot failed): %s",
 			 st, l);
 		return 1;

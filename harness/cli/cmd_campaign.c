@@ -698,23 +698,6 @@ static int lab_start(struct campaign *cp, struct lab_slot *sl, const char *self,
 	return 0;
 }
 
-/* The last line of LOG that says something, into BUF. */
-static void log_last(const char *log, char *buf, size_t len)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *p, *end;
-	snprintf(buf, len, "no output");
-	if (!read_file(log, &sb, 16 << 20) && sb.buf) {
-		rtrim(sb.buf);
-		end = sb.buf + strlen(sb.buf);
-		for (p = end; p > sb.buf && p[-1] != '\n'; p--)
-			;
-		if (*p)
-			snprintf(buf, len, "%s", p);
-	}
-	sb_release(&sb);
-}
-
 /* Why run E failed: its first failed iteration's error (results.json),
  * else the last line of its LOG. */
 static void lab_run_error(struct campaign *cp, json_object *e, const char *log, char *buf,
@@ -724,7 +707,7 @@ static void lab_run_error(struct campaign *cp, json_object *e, const char *log, 
 	json_object *doc, *its;
 	snprintf(res, sizeof(res), "%s%s/runs/%s/results.json", cp->dir,
 		 json_object_get_boolean(jget(e, "warmup")) ? "/warmup" : "", or_empty(jstr(e, "run_id")));
-	log_last(log, buf, len);
+	file_last_line(log, buf, len);
 	if (!path_exists(res) || !(doc = results_load(res)))
 		return;
 	its = jget(doc, "iterations");

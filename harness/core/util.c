@@ -243,6 +243,23 @@ static ssize_t read_chunk(int fd, void *buf, size_t len, const char *path)
 	return n;
 }
 
+void file_last_line(const char *path, char *buf, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *end, *p;
+	snprintf(buf, len, "no output");
+	if (read_file(path, &sb, 16 << 20) || !sb.buf)
+		goto out;
+	rtrim(sb.buf);
+	end = sb.buf + strlen(sb.buf);
+	for (p = end; p > sb.buf && p[-1] != '\n'; p--)
+		;
+	if (*p)
+		snprintf(buf, len, "%s", p);
+out:
+	sb_release(&sb);
+}
+
 int read_file(const char *path, struct strbuf *out, size_t max)
 {
 	int ret = -1;

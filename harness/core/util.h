@@ -68,6 +68,8 @@ __attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...);
 int mkdir_p(const char *path, unsigned mode);
 int rm_rf(const char *path);
 int read_file(const char *path, struct strbuf *out, size_t max);
+/* The last non-empty line of the file PATH (a log) into BUF, or "no output". */
+void file_last_line(const char *path, char *buf, size_t len);
 /* Write via PATH.tmp.PID, fsync, rename and fsync the directory, so
  * readers never see half a file and the new name survives a crash. */
 int write_file_atomic(const char *path, const void *data, size_t len);

@@ -1049,9 +1049,25 @@ static double block_center(const struct cmp_metric *m, const struct cmp_cell *ce
 	return m->cls == CMP_CLASS_RATE ? n / sum : sum / n;
 }
 
-/* Can the devices be blocks? Two or more of them, and every group with a
- * device the baseline also ran on (variants each alone on a device of
- * their own cannot be told from their devices: check_devices says so). */
+/* A device is a block for CELL's metric when the baseline has at least
+ * BLOCK_MIN_BASE values there: its level is then estimated with a spread
+ * of its own (from one value, every scaled baseline value would be the
+ * same and the baseline's spread would vanish). */
+#define BLOCK_MIN_BASE 2
+
+static size_t block_count(const struct cmp_cell *x, int b)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < x->n; k++)
+		n += x->blk[k] == b;
+	return n;
+}
+
+/* Can the devices be blocks? Two or more of them seen, and every group
+ * with values on a device where the baseline has BLOCK_MIN_BASE (variants
+ * each alone on a device of their own cannot be told from their devices,
+ * nor can a baseline with one value a device be scaled: check_devices
+ * says so). */
 static int blocks_usable(const struct comparison *c)
 {
 	if (c->blocks.n < 2)
@@ -1061,8 +1077,7 @@ static int blocks_usable(const struct comparison *c)
 		for (size_t i = 0; i < c->nm && !shared; i++) {
 			const struct cmp_cell *x = &c->m[i].cell[g], *b = &c->m[i].cell[c->base];
 			for (size_t k = 0; k < x->n && !shared; k++)
-				for (size_t j = 0; j < b->n && !shared; j++)
-					shared = x->blk[k] >= 0 && x->blk[k] == b->blk[j];
+				shared = x->blk[k] >= 0 && block_count(b, x->blk[k]) >= BLOCK_MIN_BASE;
 		}
 		if (!shared && c->g[g].ok)
 			return 0;
@@ -1084,7 +1099,8 @@ static void block_align(struct comparison *c)
 		size_t with = 0;
 		m->cls = classify(m->name, m->unit);
 		for (size_t b = 0; b < nb; b++) {
-			f[b] = block_center(m, base, (int)b);
+			f[b] = block_count(base, (int)b) >= BLOCK_MIN_BASE ?
+			       block_center(m, base, (int)b) : NAN;
 			if (isfinite(f[b]) && f[b] > 0) {
 				sum += m->cls == CMP_CLASS_RATE ? 1.0 / f[b] : f[b];
 				with++;
@@ -1207,8 +1223,8 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 		      "in the differences (by_device in comparison.json has each device's own)",
 		      c->blocks.n);
 		if (c->dropped)
-			warnf(c, "%zu values dropped: they ran on a lab device the baseline did not run "
-			      "on", c->dropped);
+			warnf(c, "%zu values dropped: they ran on a lab device where the baseline has "
+			      "fewer than %d values", c->dropped, BLOCK_MIN_BASE);
 	} else {
 		check_devices(c);
 	}

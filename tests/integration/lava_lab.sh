@@ -5,8 +5,6 @@
 #  - kbench lab check: the lab file, the token and both devices: exit 0;
 #  - a wrong token, a token file others can read, a dead server: each a
 #    clear error and exit 2; the token is in no output;
-#  - the lab runs a job end to end (the probe job: tests/tools/lava/): it
-#    completes and its lava-test-case measurement comes back in the API;
 #  - the token file is mode 0600;
 #  - stop leaves no process and no worker configuration behind (LAVA's
 #    daemons are found by name too: gunicorn renames itself).
@@ -19,6 +17,7 @@
 #    Canceled in LAVA; the token is in no output or report;
 #  - a kernel that panics: a failed iteration with the panic in its
 #    console tail (from the job log), the device still Good;
+#  - a nightly on the lab (nightly.ini's lab =): judged, in the history;
 #  - kbench killed (SIGKILL) during a job: --resume collects that job (the
 #    agent waited for kbench to come back) and LAVA gets no new job.
 #  - kbench campaign --lab over the two devices: each device every round
@@ -32,7 +31,7 @@
 need_tool lava-server "the LAVA lab"
 need_tool lava-worker "the LAVA lab's worker"
 need_tool qemu-system-x86_64 "the lab's qemu devices"
-need_tool python3 "the probe job's submission"
+need_tool python3 "the checks through LAVA's API"
 [ -x "$KB" ] || skip "kbench missing: run make"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || skip "no PostgreSQL server (harness/deps.sh test installs postgresql)"
 lab="$top/tests/tools/lavalab.sh"
@@ -92,48 +91,18 @@ expect_out "cannot reach LAVA at http://127.0.0.1:$((port + 1))/"
 cat "$tmp/out" >>"$tmp/all.out"
 if grep -q -- "$token" "$tmp/all.out"; then bad "the lab's token is in kbench's output"; else ok "the token is in no output"; fi
 
-# the probe job: the lab runs a job end to end
-t=$(date +%s)
-kd=$("$KB" fetch mainline-stock) || bad "kbench fetch mainline-stock failed"
-kd=${kd##* in }
-ver=$(ls "$kd"/boot/vmlinuz-* | head -1 | sed 's|.*/vmlinuz-||')
-sh "$top/tests/tools/lava/probe-initrd.sh" "$kd" "$ver" "$tmp/art/initrd.cpio.gz" ||
-	bad "the probe job's initramfs was not made"
-cp "$kd/boot/vmlinuz-$ver" "$tmp/art/vmlinuz"
-sed "s|file:///ARTIFACTS/|file://$tmp/art/|" "$top/tests/tools/lava/probe-job.yaml" >"$tmp/job.yaml"
-python3 - "$port" "$dir/token" "$tmp/job.yaml" 600 >"$tmp/probe.out" 2>&1 <<'EOF'
-import json, sys, time, urllib.request
-port, tokfile, job, limit = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-base = "http://127.0.0.1:%s/api/v0.2/jobs/" % port
-hdr = {"Authorization": "Token " + open(tokfile).read().strip(), "Content-Type": "application/json"}
-def call(url, body=None):
-    req = urllib.request.Request(url, data=body, headers=hdr)
-    return json.load(urllib.request.urlopen(req, timeout=30))
-jid = call(base, json.dumps({"definition": open(job).read()}).encode())["job_ids"][0]
-end = time.time() + limit
-while time.time() < end:
-    j = call("%s%d/" % (base, jid))
-    if j["state"] == "Finished":
-        break
-    time.sleep(3)
-print("job", jid, j["state"], j["health"], j["actual_device"])
-for t in call("%s%d/tests/" % (base, jid))["results"]:
-    if t["name"] == "hackbench.time":
-        print("measurement", t["result"], t["measurement"], t["unit"])
-EOF
-cat "$tmp/probe.out"
-if grep -q "Finished Complete" "$tmp/probe.out" && grep -q "measurement pass 2.25" "$tmp/probe.out"; then
-	ok "the probe job completed in $(($(date +%s) - t)) s, its measurement back"
-else
-	bad "the probe job did not complete with its measurement (logs: $dir/log)"
-fi
+# the kernels the lab's jobs boot (cached by the tests before: quick)
+for v in mainline-stock rt-stock; do
+	"$KB" fetch "$v" >/dev/null || bad "kbench fetch $v failed"
+done
 
 # a campaign of two variants over the two devices: each device runs its
-# round of both (its jobs pinned by the tag only it carries), the devices
-# in parallel. qemu-02 goes into Maintenance during its first job: that
-# job ends well, the next run finds the device not usable and fails (the
-# lab's fault: set aside, not compared), and qemu-02's unfinished round
-# runs on qemu-01. The comparison blocks by device and gives verdicts.
+# two rounds of both (its jobs pinned by the tag only it carries), the
+# devices in parallel. qemu-02 goes into Maintenance during its third job
+# (round 2's first, mainline-stock with this seed): that job ends well,
+# the next run finds the device not usable and fails (the lab's fault: set
+# aside, not compared), and qemu-02's unfinished run goes to qemu-01. The
+# comparison blocks by device (two baseline values on each) with verdicts.
 t=$(date +%s)
 printf '%s\n' '[suite]' 'name = lab-smoke' 'iterations = 1' '[hackbench]' 'groups = 2' \
 	'loops = 50' '[dbench]' 'clients = 2' 'duration = 3' 'fs = tmpfs' '[cyclictest]' \
@@ -141,16 +110,16 @@ printf '%s\n' '[suite]' 'name = lab-smoke' 'iterations = 1' '[hackbench]' 'group
 	>"$tmp/lab-suite.ini"
 sed 's/^token_file/queue_timeout = 60\ntoken_file/' "$tmp/good.ini" >"$tmp/camp.ini"
 "$KB" campaign --lab "$tmp/camp.ini" --kernels "mainline-stock rt-stock" --suite "$tmp/lab-suite.ini" \
-	--iterations 1 --seed 3 --id labc --reports "$tmp/rc" >"$tmp/out" 2>&1 &
+	--iterations 2 --seed 3 --id labc --reports "$tmp/rc" >"$tmp/out" 2>&1 &
 cpid=$!
-# Maintenance while qemu-02's first job runs: LAVA lets that job end, and
+# Maintenance while qemu-02's third job runs: LAVA lets that job end, and
 # gives the device no new one; the next run there finds it not usable
 n=0
-until grep -qs "Running on qemu-02" "$tmp/rc/compare/labc/logs/"qemu-02-r01-*.log || [ $n -ge 600 ] ||
+until grep -qs "Running on qemu-02" "$tmp/rc/compare/labc/logs/"qemu-02-r02-*.log || [ $n -ge 900 ] ||
 	! kill -0 $cpid 2>/dev/null; do
 	sleep 1; n=$((n + 1))
 done
-sh "$lab" health "$dir" qemu-02 Maintenance && echo "qemu-02 put into Maintenance after $n s, its first job running"
+sh "$lab" health "$dir" qemu-02 Maintenance && echo "qemu-02 put into Maintenance after $n s, its third job running"
 wait $cpid; rc=$?
 sh "$lab" health "$dir" qemu-02 Good
 grep 'kbench campaign\|lab device\|moves to\|set aside' "$tmp/out"
@@ -180,7 +149,7 @@ for e in done:
     jobs[it["lava"]["job_id"]] = e["device"]
 for v in ("mainline-stock", "rt-stock"):
     n = len([e for e in done if e["variant"] == v])
-    assert n == 2, (v, n, plan)  # 1 round x 2 devices' worth, the moved one included
+    assert n == 4, (v, n, plan)  # 2 rounds x 2 devices' worth, the moved one included
 # in parallel: LAVA ran jobs of both devices at the same time, each where pinned
 tok = open(tokf).read().strip()
 span = {}
@@ -193,12 +162,12 @@ for j in jobs:
 over = any(a[2] != b[2] and a[0] < b[1] and b[0] < a[1] for a in span.values() for b in span.values())
 assert over, span
 b = c["blocks"]
-assert b["by"] == "lab device" and sorted(b["devices"]) == ["qemu-01", "qemu-02"], b
+assert b["by"] == "lab device" and sorted(b["devices"]) == ["qemu-01", "qemu-02"] and b["dropped"] == 0, b
 assert not any("pooled here" in w for w in c["warnings"]), c["warnings"]
 verdicts = {}
 for m in c["metrics"]:
     v = m["variants"]["rt-stock"]
-    assert "qemu-01" in v["by_device"], v
+    assert v["by_device"].get("qemu-01") is not None and v["by_device"].get("qemu-02") is not None, v
     verdicts[m["label"] + "." + m["metric"]] = v["vs_baseline"]["verdict"]
 called = [k for k, x in verdicts.items() if x in ("same", "better", "worse")]
 assert len(called) >= 6, verdicts
@@ -319,6 +288,30 @@ else
 	cat "$tmp/o" "$tmp/out"
 fi
 
+# a nightly on the lab (configs/nightly.ini's lab =): its night judged and
+# in the history like any other night
+t=$(date +%s)
+printf '[nightly]\nsuite = %s\nrefresh = no\nvariants = mainline-stock\nlab = %s\n' \
+	"$tmp/lab-suite.ini" "$tmp/good.ini" >"$tmp/nightly.ini"
+expect_exit 0 "$KB" nightly --config "$tmp/nightly.ini" --iterations 1 --reports "$tmp/rn" \
+	--history "$tmp/history.sqlite" --night labn1
+cat "$tmp/out" >>"$tmp/all.out"
+python3 - "$tmp/rn/nightly/labn1/nightly.json" >"$tmp/o" 2>&1 <<'PY'
+import json, os, sys
+n = json.load(open(sys.argv[1]))
+assert n["exit"] == 0, n["exit"]
+assert [(r["variant"], r["exit"]) for r in n["runs"]] == [("mainline-stock", 0)], n["runs"]
+assert all(v["state"] == "ok" for v in n["verdicts"]), n["verdicts"]
+d = json.load(open(os.path.join(n["runs"][0]["dir"], "results.json")))
+it = d["iterations"][0]
+assert d["host"]["backend"] == "lava" and it["status"] == "ok", (d["host"], it.get("error"))
+assert it["lava"]["block"]["verified"] is True, it["lava"]
+print("a nightly on the lab: job %d on %s, judged ok" % (it["lava"]["job_id"], it["lava"]["device"]))
+PY
+[ $? = 0 ] && ok "$(cat "$tmp/o") ($(($(date +%s) - t)) s)" || { bad "a nightly on the lab"; cat "$tmp/o"; tail -20 "$tmp/out"; }
+expect_exit 0 env KBENCH_HISTORY="$tmp/history.sqlite" "$KB" history nights
+expect_out "^labn1 .* mainline-stock"
+
 # Ctrl-C while the job runs: kbench cancels it in LAVA before it exits
 t=$(date +%s)
 "$KB" run --lab "$tmp/good.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
@@ -398,7 +391,7 @@ expect_exit 2 "$KB" run --lab "$tmp/wrong.ini" --kernel mainline-stock --suite "
 expect_out "refused the token"
 [ -e "$tmp/r/runs/badtoken" ] && bad "a refused token left the run directory $tmp/r/runs/badtoken"
 cat "$tmp/out" >>"$tmp/all.out"
-if grep -rq -- "$token" "$tmp/all.out" "$tmp/r" "$tmp/rc"; then
+if grep -rq -- "$token" "$tmp/all.out" "$tmp/r" "$tmp/rc" "$tmp/rn" "$tmp/history.sqlite"; then
 	bad "the lab's token is in kbench's output or reports"
 else
 	ok "the token is in no run output or report"

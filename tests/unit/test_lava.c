@@ -259,11 +259,13 @@ static void test_api_answers(void **state)
 		enum lava_state state;
 		enum lava_health health;
 		const char *device;
+		int labs_fault; /* an infrastructure error or a cancellation */
 	} jobs[] = {
-		{ "job-complete.json", LAVA_FINISHED, LAVA_HEALTH_COMPLETE, "qemu-01" },
-		{ "job-incomplete-infra.json", LAVA_FINISHED, LAVA_HEALTH_INCOMPLETE, "qemu-02" },
-		{ "job-canceled.json", LAVA_FINISHED, LAVA_HEALTH_CANCELED, "qemu-02" },
-		{ "job-running.txt", LAVA_SUBMITTED, LAVA_HEALTH_UNKNOWN, "" },
+		{ "job-complete.json", LAVA_FINISHED, LAVA_HEALTH_COMPLETE, "qemu-01", 0 },
+		/* its failure comment is null: its log says Infrastructure (below) */
+		{ "job-incomplete-infra.json", LAVA_FINISHED, LAVA_HEALTH_INCOMPLETE, "qemu-02", 0 },
+		{ "job-canceled.json", LAVA_FINISHED, LAVA_HEALTH_CANCELED, "qemu-02", 1 },
+		{ "job-running.txt", LAVA_SUBMITTED, LAVA_HEALTH_UNKNOWN, "", 0 },
 	};
 	struct lava_job j;
 	char err[256], msg[128];
@@ -279,7 +281,37 @@ static void test_api_answers(void **state)
 		assert_int_equal(j.health, jobs[i].health);
 		assert_string_equal(j.device, jobs[i].device);
 		assert_string_equal(j.device_type, "qemu");
+		assert_int_equal(lava_job_labs_fault(&j, NULL), jobs[i].labs_fault);
 		free(buf);
+	}
+	/* the job's own error type, from its log (the dispatcher's results
+	 * entry of definition lava): the infrastructure's fault */
+	{
+		struct strbuf con = STRBUF_INIT;
+		char et[64];
+		buf = fixture("job-incomplete-infra.json", &len, NULL);
+		assert_int_equal(lava_job_parse(buf, len, &j, err, sizeof(err)), 0);
+		free(buf);
+		buf = fixture("log-infra-guestfs.yaml", &len, NULL);
+		assert_int_equal(lava_log_parse(buf, len, &con, et, sizeof(et), err, sizeof(err)), 0);
+		free(buf);
+		assert_string_equal(et, "Infrastructure");
+		assert_int_equal(lava_job_labs_fault(&j, et), 1);
+		sb_reset(&con);
+		buf = fixture("log-complete.yaml", &len, NULL);
+		assert_int_equal(lava_log_parse(buf, len, &con, et, sizeof(et), err, sizeof(err)), 0);
+		free(buf);
+		assert_string_equal(et, "");
+		/* a device's own signal cannot claim it: only definition lava counts */
+		{
+			static const char forged[] = "- {\"dt\": \"x\", \"lvl\": \"results\", \"msg\": "
+				"{\"case\": \"job\", \"definition\": \"0_kbench\", \"error_type\": "
+				"\"Infrastructure\", \"result\": \"fail\"}}\n";
+			assert_int_equal(lava_log_parse(forged, sizeof(forged) - 1, &con, et, sizeof(et),
+							err, sizeof(err)), 0);
+			assert_string_equal(et, "");
+		}
+		sb_release(&con);
 	}
 	buf = fixture("submit-ok.json", &len, NULL);
 	assert_int_equal(lava_submit_parse(buf, len, &id, err, sizeof(err)), 0);
