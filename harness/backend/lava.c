@@ -216,9 +216,12 @@ static int listen_agent(int *port)
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	inet_pton(AF_INET, at, &sa.sin_addr); /* lab.c checked it */
-	/* *PORT > 0: that port again (a killed run's job, resumed) */
+	/* *PORT > 0: that port again (a killed run's job, resumed). Always
+	 * SO_REUSEADDR: the accepted connection inherits it, and a killed
+	 * kbench's connection, still closing while the agent finishes a
+	 * command, then does not keep --resume from binding the port */
 	sa.sin_port = htons((unsigned short)(*port > 0 ? *port : 0));
-	if (fd >= 0 && *port > 0)
+	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
@@ -496,6 +499,21 @@ out:
 	return ours;
 }
 
+/* The killed run's PORT again, tried for up to 30 s: its connection may
+ * take that long to close (an older kbench's lacked SO_REUSEADDR). */
+static int listen_again(int port)
+{
+	double end = now_mono() + 30;
+	int fd, p;
+	do {
+		p = port;
+		if ((fd = listen_agent(&p)) >= 0 || kb_interrupted)
+			return fd;
+		sleep(1);
+	} while (now_mono() < end);
+	return -1;
+}
+
 static int adopt(struct lava_guest *q, int *port)
 {
 	long long job;
@@ -507,7 +525,7 @@ static int adopt(struct lava_guest *q, int *port)
 	if (look(q, 1, err, sizeof(err)) || q->finished) {
 		info("kbench: lab %s: job %lld of the killed run is %s: a new job", S.lab.name, job,
 		     q->finished ? "finished" : "not to be found");
-	} else if ((q->lfd = listen_agent(&op)) >= 0) {
+	} else if ((q->lfd = listen_again(op)) >= 0) {
 		*port = op;
 		snprintf(q->url, sizeof(q->url), "%sscheduler/job/%lld", S.lab.url, q->job);
 		info("kbench: lab %s: job %lld of the killed run is still %s: collecting it, not "
