@@ -215,32 +215,41 @@ int guest_spawn_agent(struct guest *g, struct child *c)
 	return 0;
 }
 
+int guest_hello(struct guest *g, double timeout_s)
+{
+	json_object *req = json_object_new_object(), *resp = NULL;
+	int r;
+	json_object_object_add(req, "op", json_object_new_string("hello"));
+	r = send_line(g, req);
+	json_object_put(req);
+	if (r || wait_msg(g, "hello", 0, timeout_s, &resp))
+		return -1;
+	g->t_ready = now_mono();
+	json_object_put(g->hello);
+	g->hello = resp;
+	return 0;
+}
+
 int guest_boot(struct guest *g, const struct boot_params *p)
 {
-	json_object *req, *resp = NULL, *v;
+	json_object *v;
 	double left;
 	g->t_start = now_mono();
 	if (g->ops->start(g, p))
 		return -1;
-	req = json_object_new_object();
-	json_object_object_add(req, "op", json_object_new_string("hello"));
-	if (send_line(g, req)) {
-		json_object_put(req);
-		return -1;
-	}
-	json_object_put(req);
 	left = p->boot_timeout_s - (now_mono() - g->t_start);
-	if (wait_msg(g, "hello", 0, left > 1 ? left : 1, &resp)) {
+	/* a backend that had to know whose agent connected said hello */
+	if (!g->hello && guest_hello(g, left > 1 ? left : 1)) {
 		if (g->timed_out)
 			gerr(g, "the guest did not boot to the agent within %.0f s", p->boot_timeout_s);
 		return -1;
 	}
-	g->t_ready = now_mono();
-	if (!json_object_object_get_ex(resp, "proto", &v) || json_object_get_int(v) != KB_PROTO_VERSION) {
-		json_object_put(resp);
+	if (!json_object_object_get_ex(g->hello, "proto", &v) ||
+	    json_object_get_int(v) != KB_PROTO_VERSION) {
+		json_object_put(g->hello);
+		g->hello = NULL;
 		return gerr(g, "the agent speaks another protocol version");
 	}
-	g->hello = resp;
 	return 0;
 }
 

@@ -78,8 +78,13 @@ void guest_init(struct guest *g, const struct backend_ops *ops);
  * it) with one end of a socket pair as its stdin and stdout, and the
  * other end in g->fd. 0, or -1 with g->err. (local.c, ssh.c) */
 int guest_spawn_agent(struct guest *g, struct child *c);
-/* Start and handshake: 0, or -1 with g->err set. */
+/* Start and handshake: 0, or -1 with g->err set. A backend's start may
+ * say hello itself (guest_hello), to know whose agent connected. */
 int guest_boot(struct guest *g, const struct boot_params *p);
+/* Say hello on g->fd and wait up to TIMEOUT_S for the agent's, which goes
+ * into g->hello (its protocol version is guest_boot's to check). 0, or -1
+ * with g->err. */
+int guest_hello(struct guest *g, double timeout_s);
 /* Send REQ (an "id" is added), wait for its result. *RESP is owned by the
  * caller. 0 on a result, -1 with g->err (and g->timed_out) otherwise. */
 int guest_call(struct guest *g, json_object *req, double timeout_s, json_object **resp);

@@ -85,6 +85,9 @@ struct lava_guest {
 	char session[33];       /* the job's agent says it in its hello */
 	long ahead;             /* jobs ahead of it in LAVA's queue, last said */
 	struct strbuf journal;  /* the session as kbench saw it (guest.h) */
+	int log_kept;           /* the finished job's log, parsed once: */
+	struct strbuf con;      /* ... its console lines */
+	char etype[64];         /* ... and its own error type ("" = none) */
 	json_object *facts;     /* the iteration's "lava" object (a reference
 				 * kept so the results block's check joins it) */
 };
@@ -106,6 +109,7 @@ static int lava_check_tools(const struct boot_params *p)
 static int lava_pin(const char *name, const struct lava_device *d, int n)
 {
 	const char *tag;
+	char why[256];
 	int i;
 	for (i = 0; i < n && strcmp(d[i].name, name); i++)
 		;
@@ -113,13 +117,8 @@ static int lava_pin(const char *name, const struct lava_device *d, int n)
 		return error("lab '%s': no device '%s'%s%s (kbench lab check %s lists them)",
 			     S.lab.name, name, S.lab.device_type[0] ? " of type " : "",
 			     S.lab.device_type, S.lab.path);
-	if (!d[i].usable)
-		return error("lab '%s': device '%s' is %s (%s): not usable", S.lab.name, name,
-			     d[i].health, d[i].state);
-	if (!(tag = lava_device_own_tag(d, n, i)))
-		return error("lab '%s': device '%s' has no tag of its own, and LAVA picks devices "
-			     "by type and tags only: give it one (lavacli devices tags add %s %s)",
-			     S.lab.name, name, name, name);
+	if (!(tag = lava_device_pin_tag(d, n, i, &S.lab.tags, why, sizeof(why))))
+		return error("lab '%s': device '%s' cannot be pinned: %s", S.lab.name, name, why);
 	snprintf(S.device, sizeof(S.device), "%s", name);
 	for (size_t k = 0; k < S.tags.n; k++)
 		if (!strcmp(S.tags.v[k], tag))
@@ -320,45 +319,52 @@ out:
 	sb_release(&pay);
 }
 
+/* The job's log, fetched and parsed (lava_log_parse: its console lines
+ * into q->con, its own error type, "Infrastructure" or the like, into
+ * q->etype), once for good when the job has finished. 0, or -1 with ERR. */
+static int job_log(struct lava_guest *q, char *err, size_t errlen)
+{
+	struct strbuf log = STRBUF_INIT;
+	int r;
+	if (q->log_kept)
+		return 0;
+	sb_reset(&q->con);
+	q->etype[0] = '\0';
+	r = lava_job_log(&S.conn, q->job, &log, err, errlen) ||
+	    lava_log_parse(log.buf ? log.buf : "", log.len, &q->con, q->etype, sizeof(q->etype),
+			   err, errlen);
+	q->log_kept = !r && q->finished;
+	sb_release(&log);
+	return r ? -1 : 0;
+}
+
 /* The job log's console lines into the console log (the trouble scan and
  * a failure's tail read it there), its results block checked. */
 static void console_fetch(struct lava_guest *q)
 {
-	struct strbuf log = STRBUF_INIT, con = STRBUF_INIT;
 	char err[512];
 	if (!q->job || !q->console_log[0])
 		return;
-	if (lava_job_log(&S.conn, q->job, &log, err, sizeof(err)) ||
-	    lava_log_console(log.buf ? log.buf : "", log.len, &con, err, sizeof(err)))
+	if (job_log(q, err, sizeof(err)))
 		warning("lab %s: job %lld: no console from its log: %s", S.lab.name, q->job, err);
 	else {
-		block_check(q, &con); /* before sb_write_atomic, which frees con */
-		if (sb_write_atomic(q->console_log, &con))
+		block_check(q, &q->con); /* before sb_write_atomic, which frees con */
+		if (sb_write_atomic(q->console_log, &q->con))
 			warning("cannot write the console log '%s'", q->console_log);
 	}
-	sb_release(&log);
-	sb_release(&con);
 }
 
-/* The job's own error type from its log ("Infrastructure", ...), into
- * OUT ("" when it has none or the log cannot be had). */
-static void job_error_type(struct lava_guest *q, char *out, size_t len)
+/* The finished job's own error type ("" when it has none or its log
+ * cannot be had). */
+static const char *job_error_type(struct lava_guest *q)
 {
-	struct strbuf log = STRBUF_INIT, con = STRBUF_INIT;
 	char err[256];
-	out[0] = '\0';
-	if (!lava_job_log(&S.conn, q->job, &log, err, sizeof(err)))
-		lava_log_parse(log.buf ? log.buf : "", log.len, &con, out, len, err, sizeof(err));
-	sb_release(&log);
-	sb_release(&con);
+	return job_log(q, err, sizeof(err)) ? "" : q->etype;
 }
 
 static int job_failed(struct guest *g, struct lava_guest *q)
 {
-	char etype[64];
-	int infra;
-	job_error_type(q, etype, sizeof(etype));
-	infra = lava_job_labs_fault(&q->last, etype);
+	int infra = lava_job_labs_fault(&q->last, job_error_type(q));
 	snprintf(g->err, sizeof(g->err), "%sLAVA job %lld%s%s ended %s before kbench's agent "
 		 "connected%s%s (%s)", infra ? "the lab failed: " : "", q->job,
 		 q->last.device[0] ? " on " : "", q->last.device, lava_health_name(q->last.health),
@@ -451,52 +457,31 @@ static int session_new(char out[33])
 	return ok ? 0 : -1;
 }
 
-/* Is the agent that connected on FD this job's? kbench says hello and
- * reads the agent's (within 30 s), whose "session" must be the job's:
- * another job's agent (a stale job, another kbench's port reused, anyone
- * on the lab's network when agent_host is set) is turned away. The
- * exchange is the session's first, in the journal as the agent keeps it. */
-static int agent_is_ours(struct lava_guest *q, int fd)
+/* Is the agent that connected on g->fd this job's? The hello exchange
+ * (guest_hello, within 30 s) gives its "session", which must be the
+ * job's: another job's agent (a stale job, another kbench's port reused,
+ * anyone on the lab's network when agent_host is set) is turned away, and
+ * its exchange leaves the journal. */
+static int agent_is_ours(struct guest *g, struct lava_guest *q)
 {
-	static const char hello[] = "{\"op\":\"hello\"}\n";
-	struct strbuf in = STRBUF_INIT;
-	json_object *h = NULL;
-	double end = now_mono() + 30;
-	char err[256], *nl = NULL;
-	int ours = 0;
-	if (write(fd, hello, sizeof(hello) - 1) != (ssize_t)sizeof(hello) - 1)
-		goto out;
-	while (!(nl = in.len ? memchr(in.buf, '\n', in.len) : NULL) && now_mono() < end &&
-	       in.len < KB_PROTO_MAX_LINE && !kb_interrupted) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		char buf[65536];
-		ssize_t n;
-		if (poll(&pfd, 1, 200) <= 0)
-			continue;
-		if ((n = read(fd, buf, sizeof(buf))) <= 0)
-			break;
-		sb_add(&in, buf, (size_t)n);
-	}
-	if (!nl || proto_parse_line(in.buf, (size_t)(nl - in.buf), &h, err, sizeof(err)) ||
-	    strcmp(or_empty(jstr(h, "op")), "hello")) {
-		warning("lab %s: job %lld: a connection that did not say an agent's hello: turned "
-			"away", S.lab.name, q->job);
-		goto out;
-	}
-	if (strcmp(or_empty(jstr(h, "session")), q->session)) {
+	size_t mark = q->journal.len;
+	if (guest_hello(g, 30)) {
+		if (!kb_interrupted)
+			warning("lab %s: job %lld: a connection that did not say an agent's hello (%s): "
+				"turned away", S.lab.name, q->job, g->err);
+	} else if (strcmp(or_empty(jstr(g->hello, "session")), q->session))
 		warning("lab %s: job %lld: an agent of another session connected: turned away",
 			S.lab.name, q->job);
-		goto out;
-	}
-	ours = 1;
-	sb_adds(&q->journal, "> ");
-	sb_adds(&q->journal, hello);
-	sb_adds(&q->journal, "< ");
-	sb_add(&q->journal, in.buf, (size_t)(nl - in.buf) + 1);
-out:
-	json_object_put(h);
-	sb_release(&in);
-	return ours;
+	else
+		return 1;
+	json_object_put(g->hello);
+	g->hello = NULL;
+	sb_reset(&g->rbuf);
+	q->journal.len = mark;
+	if (q->journal.buf)
+		q->journal.buf[mark] = '\0';
+	g->err[0] = '\0';
+	return 0;
 }
 
 /* The killed run's PORT again, tried for up to 30 s: its connection may
@@ -596,6 +581,7 @@ static int lava_start(struct guest *g, const struct boot_params *p)
 	q->lfd = -1;
 	q->ahead = -1;
 	q->journal = (struct strbuf)STRBUF_INIT;
+	q->con = (struct strbuf)STRBUF_INIT;
 	g->journal = &q->journal;
 	snprintf(q->console_log, sizeof(q->console_log), "%s", p->console_log ? p->console_log : "");
 	if (strcmp(S.initrd_for, p->initrd)) {
@@ -672,12 +658,11 @@ wait:
 			int fd = accept4(q->lfd, NULL, NULL, SOCK_CLOEXEC);
 			if (fd < 0)
 				continue;
-			if (!agent_is_ours(q, fd)) {
-				close(fd);
-				continue;
-			}
 			g->fd = fd;
-			break;
+			if (agent_is_ours(g, q))
+				break;
+			close(fd);
+			g->fd = -1;
 		}
 	}
 	close(q->lfd);
@@ -698,10 +683,9 @@ static int lava_alive(struct guest *g)
 	if (look(q, 0, err, sizeof(err)))
 		return 1; /* the lab did not answer this once: the socket decides */
 	if (q->finished) {
-		char etype[64];
-		job_error_type(q, etype, sizeof(etype));
 		snprintf(g->err, sizeof(g->err), "%sLAVA job %lld on %s ended (%s%s%s)",
-			 lava_job_labs_fault(&q->last, etype) ? "the lab failed: " : "", q->job,
+			 lava_job_labs_fault(&q->last, job_error_type(q)) ? "the lab failed: " : "",
+			 q->job,
 			 q->last.device, lava_health_name(q->last.health),
 			 q->last.failure[0] ? ": " : "", q->last.failure);
 		return 0;
@@ -767,6 +751,7 @@ static void lava_release(struct guest *g)
 	console_fetch(q);
 	g->journal = NULL;
 	sb_release(&q->journal);
+	sb_release(&q->con);
 	json_object_put(q->facts);
 	free(q);
 	kb_interrupted = kb_interrupted ? kb_interrupted : intr;

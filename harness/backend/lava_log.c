@@ -558,3 +558,28 @@ const char *lava_device_own_tag(const struct lava_device *d, int n, int i)
 	}
 	return NULL;
 }
+
+const char *lava_device_pin_tag(const struct lava_device *d, int n, int i,
+				const struct strvec *lab_tags, char *why, size_t len)
+{
+	const char *own;
+	if (!d[i].usable) {
+		snprintf(why, len, "%s (%s): not usable", d[i].health, d[i].state);
+		return NULL;
+	}
+	for (size_t t = 0; lab_tags && t < lab_tags->n; t++) {
+		int k;
+		for (k = 0; k < d[i].ntags && strcmp(d[i].tags[k], lab_tags->v[t]); k++)
+			;
+		if (k == d[i].ntags) {
+			snprintf(why, len, "it lacks the lab's tag '%s', which every job asks for",
+				 lab_tags->v[t]);
+			return NULL;
+		}
+	}
+	if (!(own = lava_device_own_tag(d, n, i)))
+		snprintf(why, len, "it has no tag of its own, and LAVA picks devices by type and "
+			 "tags only: give it one (lavacli devices tags add %s %s)", d[i].name,
+			 d[i].name);
+	return own;
+}

@@ -107,6 +107,12 @@ int lava_tags_resolve(const char *buf, size_t len, struct lava_device *d, int n,
 /* A tag that D[I] carries and no other of the N devices D does: a job
  * asking for it can run on that device only. NULL when it has none. */
 const char *lava_device_own_tag(const struct lava_device *d, int n, int i);
+/* Can a job be pinned to D[I] (of N): usable, carrying every tag of
+ * LAB_TAGS (which every job of the lab asks for), and a tag of its own?
+ * That tag, or NULL with the reason in WHY. One answer for kbench
+ * campaign --lab and kbench run --lab-device. */
+const char *lava_device_pin_tag(const struct lava_device *d, int n, int i,
+				const struct strvec *lab_tags, char *why, size_t len);
 /* The devices of a devices answer ({"count": N, "results": [...]}), at
  * most MAX into D, their number into *N. 0, or -1 with ERR. */
 int lava_devices_parse(const char *buf, size_t len, struct lava_device *d, int max, int *n,

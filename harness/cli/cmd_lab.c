@@ -13,40 +13,6 @@
 
 #define LAB_DEVICES_MAX 256
 
-/* The devices of L's type; prints them, returns how many are usable or -1. */
-static int lab_devices(struct lava_conn *c, const struct lab *l)
-{
-	static struct lava_device d[LAB_DEVICES_MAX];
-	char err[512];
-	int n, usable = 0;
-	if (lava_devices(c, l->device_type, d, LAB_DEVICES_MAX, &n, err, sizeof(err)))
-		return error("lab '%s': %s", l->name, err);
-	printf("lab %s: LAVA at %s took the token in %s; %d device%s%s%s\n", l->name, l->url,
-	       l->token_file, n, n == 1 ? "" : "s", l->device_type[0] ? " of type " : "",
-	       l->device_type);
-	for (int i = 0; i < n; i++) {
-		const char *own = lava_device_own_tag(d, n, i);
-		printf("  %s (%s): %s, %s%s%s%s%s\n", d[i].name, d[i].type, d[i].state, d[i].health,
-		       d[i].usable ? "" : " (not usable)", own ? "; tag " : "", own ? own : "",
-		       own ? " is its own (campaigns pin rounds to it)" : "");
-		usable += d[i].usable;
-	}
-	return usable;
-}
-
-/* Does device D carry every tag of lab L? */
-static int has_lab_tags(const struct lava_device *d, const struct lab *l)
-{
-	for (size_t t = 0; t < l->tags.n; t++) {
-		int k;
-		for (k = 0; k < d->ntags && strcmp(d->tags[k], l->tags.v[t]); k++)
-			;
-		if (k == d->ntags)
-			return 0;
-	}
-	return 1;
-}
-
 /* LAB's devices of its type into D (*N of them); 0, or -1 after an error. */
 static int lab_list(const char *name, struct lab *l, struct lava_device *d, int *n)
 {
@@ -69,13 +35,14 @@ int lab_pinnable(const char *name, struct strvec *devices, int *listed)
 {
 	static struct lava_device d[LAB_DEVICES_MAX];
 	struct lab l;
+	char why[256];
 	int n = 0, ret = -1;
 	*listed = 0;
 	if (lab_list(name, &l, d, &n))
 		goto out;
 	*listed = n;
 	for (int i = 0; i < n; i++)
-		if (d[i].usable && has_lab_tags(&d[i], &l) && lava_device_own_tag(d, n, i))
+		if (lava_device_pin_tag(d, n, i, &l.tags, why, sizeof(why)))
 			strvec_push(devices, d[i].name);
 	ret = 0;
 out:
@@ -103,19 +70,26 @@ out:
 	return ret;
 }
 
+/* The lab's devices, each with whether campaigns can pin rounds to it. */
 static int lab_check(const char *name)
 {
-	struct lava_conn c;
+	static struct lava_device d[LAB_DEVICES_MAX];
 	struct lab l;
-	int ret = KB_EXIT_USAGE, usable;
-	if (lab_load(name, &l))
+	int ret = KB_EXIT_USAGE, usable = 0, n = 0;
+	if (lab_list(name, &l, d, &n))
 		goto out;
-	if (lava_connect(&c, &l))
-		goto out;
-	usable = lab_devices(&c, &l);
-	lava_disconnect(&c);
-	if (usable < 0)
-		goto out;
+	printf("lab %s: LAVA at %s took the token in %s; %d device%s%s%s\n", l.name, l.url,
+	       l.token_file, n, n == 1 ? "" : "s", l.device_type[0] ? " of type " : "",
+	       l.device_type);
+	for (int i = 0; i < n; i++) {
+		char why[256];
+		const char *own = lava_device_pin_tag(d, n, i, &l.tags, why, sizeof(why));
+		printf("  %s (%s): %s, %s%s; %s%s%s\n", d[i].name, d[i].type, d[i].state,
+		       d[i].health, d[i].usable ? "" : " (not usable)",
+		       own ? "tag " : "campaigns cannot pin rounds to it: ", own ? own : why,
+		       own ? " is its own (campaigns pin rounds to it)" : "");
+		usable += d[i].usable;
+	}
 	if (!usable) {
 		error("lab '%s': no usable device%s%s (health Good or Unknown)", l.name,
 		      l.device_type[0] ? " of type " : "", l.device_type);

@@ -367,10 +367,35 @@ static void test_api_answers(void **state)
 		assert_int_equal(d[0].ntags, 1);
 		assert_string_equal(lava_device_own_tag(d, n, 0), "qemu-01");
 		assert_string_equal(lava_device_own_tag(d, n, 1), "qemu-02");
+		/* pinnable: usable, the lab's tags, a tag of its own; one
+		 * answer for campaigns and --lab-device */
+		{
+			struct strvec lt = STRVEC_INIT;
+			char why[256];
+			assert_string_equal(lava_device_pin_tag(d, n, 0, &lt, why, sizeof(why)),
+					    "qemu-01");
+			strvec_push(&lt, "x86");
+			assert_null(lava_device_pin_tag(d, n, 0, &lt, why, sizeof(why)));
+			assert_non_null(strstr(why, "lacks the lab's tag 'x86'"));
+			strvec_clear(&lt);
+			strvec_push(&lt, "qemu-02");
+			assert_string_equal(lava_device_pin_tag(d, n, 1, &lt, why, sizeof(why)),
+					    "qemu-02");
+			strvec_clear(&lt);
+			d[1].usable = 0;
+			assert_null(lava_device_pin_tag(d, n, 1, NULL, why, sizeof(why)));
+			assert_non_null(strstr(why, "not usable"));
+			d[1].usable = 1;
+		}
 		/* a tag both carry pins neither */
 		snprintf(d[1].tags[0], sizeof(d[1].tags[0]), "qemu-01");
 		assert_null(lava_device_own_tag(d, n, 0));
 		assert_null(lava_device_own_tag(d, n, 1));
+		{
+			char why[256];
+			assert_null(lava_device_pin_tag(d, n, 0, NULL, why, sizeof(why)));
+			assert_non_null(strstr(why, "no tag of its own"));
+		}
 		assert_int_equal(lava_tags_resolve("{}", 2, d, n, err, sizeof(err)), -1);
 		/* a job's place in the queue: the count of the jobs ahead */
 		{
