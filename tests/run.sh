@@ -54,7 +54,7 @@ for s in "$top"/tests/integration/${TESTS_FILTER:-*}.sh; do
 	   echo "FAIL $name (exit $rc, ${el}s; log $out)"
 	   # the failed checks and kbench's warnings from the whole log (CI
 	   # keeps only part of the output), then its end
-	   grep -E '^(FAIL|warning|note)' "$out" | head -30 | sed 's/^/| /'
+	   grep -E '^(FAIL|warning|note)' "$out" | head -50 | sed 's/^/| /'
 	   tail -40 "$out" ;;
 	esac
 done

@@ -15,8 +15,9 @@
 #    whole and --localyes, and an rt variant's config over it;
 #  - a campaign of two variants on it (kbench campaign --target), the
 #    first a variant that panics after the kexec (init=/bin/false
-#    panic=0): the power-cycle command brings the machine back, that
-#    iteration fails with the panic in its console excerpt, and the run
+#    panic=0): the power-cycle command brings the machine back, its one
+#    boot retry panics again, that iteration fails with the panic in its
+#    console excerpt (the first boot's console kept), and the run
 #    goes on: the second, Debian 13's 6.12, gives valid results with the
 #    lab's facts in host.machine (compare refuses it beside a captured
 #    QEMU run on this host; the report names the lab), with the initrd
@@ -209,9 +210,12 @@ clean_lab "target-config"
 # after a panic: a variant that panics after the kexec (init=/bin/false
 # is a real init that exits, "Attempted to kill init!", and panic=0 never
 # reboots) and Debian 13's 6.12 (the lab runs Debian 12's 6.1), seed 1
-# running the panicking one first. Its iteration fails with the panic in
-# its console excerpt and the power-cycle command (logged) resets the
-# lab; then the stock one runs the suite through the agent over ssh:
+# running the panicking one first, one boot retry (kbench's default). Each
+# of its two boots panics and the power-cycle command (logged) resets the
+# lab; its iteration fails with the panic in its console excerpt and the
+# first boot's console kept. Then the stock one runs the suite through the
+# agent over ssh (its retry is there for a kexec that goes wrong once: an
+# oops early in a kexec'd kernel was seen once in CI, and is noted):
 # results valid with the machine's facts, and its initrd is the one the
 # panicking run made there (same kernel and modules: the machine's
 # initrd cache). The machine ends on its default kernel with nothing of
@@ -229,7 +233,7 @@ printf 'echo cycled >>"%s"\nexec sh "%s" reset "%s"\n' "$tmp/cycled" "$lab" "$vm
 target "$tmp/camp.ini" "power_cycle=sh $tmp/cycle.sh"
 t1=$(date +%s)
 expect_exit 1 "$KB" campaign --kernels "mainline-stock $tmp/panicky.ini" --baseline mainline-stock \
-	--suite "$tmp/suitekb.ini" --iterations 1 --seed 1 --id lab --reports "$tmp/r" --boot-retries 0 \
+	--suite "$tmp/suitekb.ini" --iterations 1 --seed 1 --id lab --reports "$tmp/r" --boot-retries 1 \
 	--target "$tmp/camp.ini"
 expect_out "panicked after the kexec (.Kernel panic - not syncing. on its console"
 expect_out "power-cycled with 'sh'"
@@ -242,23 +246,45 @@ expect_out "kbuild: untimed step done in [0-9]* s: kbuild: configuring (tinyconf
 [ -s "$tmp/cycled" ] && ok "the power-cycle command ran" || bad "the power-cycle command did not run"
 camp="$tmp/r/compare/lab"
 python3 - "$camp" "$default" "$tmp/camp.ini" >"$tmp/o" 2>&1 <<'PY'
-import glob, json, sys
+import glob, json, os, sys
 camp, default, target = sys.argv[1:]
 cj = json.load(open(camp + "/campaign.json"))
 assert cj["guest"].get("target") == target, cj["guest"]
 runs = [(r["variant"], r["exit"]) for r in cj["runs"]]
-assert len(runs) == 2 and runs[0][0].endswith("panicky.ini") and runs[0][1] == 1 and \
-    runs[1] == ("mainline-stock", 0), runs
 docs = {}
 for f in glob.glob(camp + "/runs/*/results.json"):
     d = json.load(open(f))
     docs[d["variant"]["name"]] = (d, f)
+def note_console(what, text):
+    # a failed boot's console from its first trouble on, as note: lines
+    # (CI's summary of a test keeps those)
+    lines = (text or "(none)").splitlines()
+    first = next((i for i, l in enumerate(lines) if "Oops" in l or "BUG" in l or
+                  "panic" in l or "fault" in l), 0)
+    for l in lines[max(0, first - 5):first + 25]:
+        print("note: %s console: %s" % (what, l[:200]))
+for it in docs.get("mainline-stock", ({"iterations": []},))[0]["iterations"]:
+    for a in it.get("boot_retries") or []:
+        print("note: mainline-stock boot %d failed, tried again: %s" % (a["attempt"], a["error"]))
+        note_console("that boot's", open(camp + "/runs/r01-mainline-stock/" + a["console"],
+                                         errors="replace").read())
+    if it.get("status") != "ok":
+        print("note: mainline-stock iteration:", it.get("status"), it.get("error"))
+        note_console("its", it.get("console_tail"))
+assert len(runs) == 2 and runs[0][0].endswith("panicky.ini") and runs[0][1] == 1 and \
+    runs[1] == ("mainline-stock", 0), runs
 p = docs["panicky"][0]["iterations"][0]
 err = p.get("error") or ""
 assert p["status"] == "failed" and "panicked after the kexec" in err and \
     "kernel trouble on the console: panic" in err, p
 assert "Kernel panic - not syncing" in (p.get("console_tail") or ""), p.get("console_tail")
 assert not p.get("workloads"), p["workloads"]
+br = p.get("boot_retries") or []
+assert len(br) == 1 and "panicked after the kexec" in br[0]["error"] and \
+    "panic" in [t["kind"] for t in br[0]["kernel_trouble"]], br
+con1 = open(camp + "/runs/" + os.path.basename(os.path.dirname(docs["panicky"][1])) + "/" +
+            br[0]["console"], errors="replace").read()
+assert "Kernel panic - not syncing" in con1, "the first boot's console lacks its panic"
 d, f = docs["mainline-stock"]
 here = int(open("/proc/meminfo").read().split()[1])
 assert d["host"]["backend"] == "ssh", d["host"]["backend"]
@@ -279,14 +305,16 @@ assert hm["mem_kb"] != here, ("host.machine has this host's memory", hm["mem_kb"
 # the report shows the lab (the panicked run, which has no facts, first)
 html = open(camp + "/report.html").read()
 assert "machine <b>" in html and mf["cpu_model"] in html, "report.html does not show the lab"
-print("a panic, then kexec'd into", rel, "on", mf["cpu_model"], mf["threads"], "CPUs,",
-      mf["mem_kb"], "kB; prepare_s (copies, modules, initrd): %.0f s making the initrd, "
-      "%.0f s reusing it; kexec to agent %.0f s; kbuild on the lab %.1f s, %d compiled" %
+print("a panic (twice: the retry), then kexec'd into", rel, "on", mf["cpu_model"], mf["threads"],
+      "CPUs,", mf["mem_kb"], "kB; prepare_s (copies, modules, initrd): %.0f s for the "
+      "panicking one's retry, %.0f s for the stock one (its initrd reused); kexec to agent "
+      "%.0f s; kbuild on the lab %.1f s, %d compiled" %
       (p["prepare_s"], it["prepare_s"], it["boot_s"], kb["metrics"]["elapsed"]["value"],
        kb["extra"]["compiled"]))
 print(f)
 PY
-[ $? = 0 ] && ok "$(head -1 "$tmp/o")" || { bad "campaign results"; cat "$tmp/o"; }
+[ $? = 0 ] && { grep '^note:' "$tmp/o"; ok "$(grep '^a panic' "$tmp/o")"; } ||
+	{ bad "campaign results"; cat "$tmp/o"; }
 res=$(tail -1 "$tmp/o")
 expect_exit 0 "$KB" validate "$res"
 expect_exit 0 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --exit-status 0 "$res"
@@ -322,7 +350,7 @@ on_lab 'rm /boot/grub/custom.cfg'
 printf '[nightly]\nsuite = %s\nrefresh = no\nvariants = mainline-stock\n' "$tmp/suitekb.ini" >"$tmp/nightly.ini"
 t1=$(date +%s)
 expect_exit 0 "$KB" nightly --config "$tmp/nightly.ini" --target "$tmp/grub.ini" --iterations 1 \
-	--boot-retries 0 --reports "$tmp/r" --history "$tmp/history.sqlite" --night lab1
+	--boot-retries 1 --reports "$tmp/r" --history "$tmp/history.sqlite" --night lab1
 expect_out "GRUB entry kbench-once: /boot/kbench-[A-Za-z0-9]*/vmlinuz; rebooting into it once"
 expect_out "scratch /dev/vdb: ext4 made and mounted at /var/tmp/kbench.scratch"
 expect_out "kbuild: tinyconfig prepared on the machine before (reused)"
@@ -362,7 +390,7 @@ echo "reboot-once nightly case: $(($(date +%s) - t1)) s"
 t1=$(date +%s)
 # kbench itself in the background ($! its pid: a function or subshell
 # would take the signal, and a background job's SIGINT is ignored)
-"$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" --reports "$tmp/r" --boot-retries 0 \
+"$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" --reports "$tmp/r" --boot-retries 1 \
 	--target "$tmp/lab.ini" --run-id ctrlc --iterations 2 >"$tmp/ctrlc.log" 2>&1 &
 pid=$!
 for i in $(seq 1 600); do
