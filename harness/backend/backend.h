@@ -34,6 +34,10 @@
 #define BK_CAP_NET_AGENT (1u << 9) /* the agent reaches kbench over the
 				    * guest's network (TCP): the image carries
 				    * the network driver (virtio_net) */
+#define BK_CAP_REMOTE (1u << 10) /* the workloads run on another machine
+				  * (a target, a lab's device): host.machine
+				  * is the facts its agent reports, not this
+				  * host's (run.c bench_record) */
 
 /* What kbench makes (and removes) in a --scratch DIR: the workloads'
  * scratch directory, and the mark that DIR is kbench's to use. */

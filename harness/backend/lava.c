@@ -794,7 +794,7 @@ const struct backend_ops lava_backend = {
 	.name = "lava",
 	.description = "a LAVA lab (--lab NAME, configs/labs/): each iteration is a job on one of "
 		       "its devices, which boots the variant and runs the agent over TCP",
-	.caps = BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_NET_AGENT,
+	.caps = BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_NET_AGENT | BK_CAP_REMOTE,
 	.opts = lava_opts,
 	.params_size = sizeof(struct lava_params),
 	.defaults = &lava_defaults,

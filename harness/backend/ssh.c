@@ -1202,7 +1202,8 @@ const struct backend_ops ssh_backend = {
 	.name = "ssh",
 	.description = "a remote machine (--target NAME, configs/targets/): each iteration "
 		       "kexecs the variant there (or reboots into it once) and runs the agent over ssh",
-	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_TARGET,
+	.caps = BK_CAP_SCRATCH_DIR | BK_CAP_CONSOLE_LOG | BK_CAP_HARD_RESET | BK_CAP_TARGET |
+		BK_CAP_REMOTE,
 	.opts = ssh_opts,
 	.params_size = sizeof(struct ssh_params),
 	.defaults = &ssh_defaults,

@@ -712,7 +712,7 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	hostnoise_sample(&h0);
 	out = iteration_workloads(it, &g, &work_s);
 	hostnoise_sample(&h1);
-	if (!(it->bk->caps & (BK_CAP_TARGET | BK_CAP_NET_AGENT)) &&
+	if (!(it->bk->caps & BK_CAP_REMOTE) &&
 	    (hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
 		json_object_object_add(it->ij, "host_noise", hn);
 	if (out == IT_GUEST_LOST) {
@@ -1365,9 +1365,10 @@ static int bench_document(struct bench *b)
 		json_object_object_add(h.host, "backend_version", json_object_new_string(ver));
 		/* a remote machine's facts come from its agent (bench_record);
 		 * its name (the target file's) identifies it in the history */
+		if (b->bk->caps & BK_CAP_REMOTE)
+			json_object_object_del(h.host, "machine");
 		if (b->bk->caps & BK_CAP_TARGET) {
 			char name[64], dir[KB_PATH_MAX];
-			json_object_object_del(h.host, "machine");
 			config_file_names(b->o->target ? b->o->target : "", name, dir, sizeof(dir));
 			for (char *c = name; *c; c++)
 				if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
@@ -1387,9 +1388,9 @@ static int bench_record(struct bench *b, json_object *ij)
 	int ret = 0;
 	json_object *host = json_object_object_get(b->doc, "host");
 	json_object *mf = json_object_object_get(json_object_object_get(ij, "guest"), "machine_facts");
-	/* host.machine is the machine that ran the workloads: a target's
-	 * facts as its agent reports them, not this host's */
-	if ((b->bk->caps & BK_CAP_TARGET) && !json_object_object_get(host, "machine") &&
+	/* host.machine is the machine that ran the workloads: a target's or
+	 * a lab device's facts as its agent reports them, not this host's */
+	if ((b->bk->caps & BK_CAP_REMOTE) && !json_object_object_get(host, "machine") &&
 	    json_object_is_type(mf, json_type_object))
 		json_object_object_add(host, "machine", json_object_get(mf));
 	results_note_guest(b->doc, ij);

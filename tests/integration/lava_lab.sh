@@ -207,6 +207,9 @@ assert l["job_url"] == "http://127.0.0.1:%s/scheduler/job/%d" % (sys.argv[2], l[
 assert [w["status"] for w in it["workloads"]] == ["ok"] * 3, it["workloads"]
 m = {w["label"]: w["metrics"] for w in it["workloads"]}
 assert m["hackbench"]["time"]["value"] > 0 and m["dbench"]["throughput"]["value"] > 0, m
+# host.machine: the device that ran the workloads, as its agent said, not this host
+mf = it["guest"]["machine_facts"]
+assert d["host"].get("machine") == mf and mf["cpu_model"].startswith("QEMU"), (d["host"].get("machine"), mf)
 print("job", l["job_id"], "on", l["device"], "hackbench", m["hackbench"]["time"]["value"], "s; results block of",
       b["bytes"], "bytes verified")
 PY
@@ -216,6 +219,13 @@ else
 	bad "kbench run --lab: results.json"
 	cat "$tmp/o"
 fi
+# beside a QEMU run on this host (a captured one): another suite and
+# backend (the first of those named) and another machine, the device's
+# (named beside it); --force compares them, flagged
+expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmpq"
+expect_out "machine: CPU model"
+expect_exit 0 "$KB" compare --force "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmpq"
+expect_out "mixed inputs (--force): .*machine: CPU model"
 con="$tmp/rc/compare/labc/runs/qemu-01-r01-mainline-stock/console/iter-1.log"
 grep -q "Linux version" "$con" && grep -q "kbench-agent: ready (tcp)" "$con" && grep -q "^KBENCH-END v1" "$con" &&
 	ok "the job log's console is the iteration's console log" || bad "no console from the job log in $con"
