@@ -328,9 +328,11 @@ static void fuzz_block(const char *text, size_t len)
 static int fuzz_lava_log(const uint8_t *data, size_t size)
 {
 	struct strbuf con = STRBUF_INIT;
-	char err[512] = "";
-	if (lava_log_console((const char *)data, size, &con, err, sizeof(err)) == 0) {
+	char err[512] = "", etype[64];
+	if (lava_log_parse((const char *)data, size, &con, etype, sizeof(etype), err,
+			   sizeof(err)) == 0) {
 		FUZZ_ASSERT(console_ok(&con));
+		FUZZ_ASSERT(memchr(etype, '\0', sizeof(etype)) != NULL);
 		fuzz_block(con.buf ? con.buf : "", con.len);
 	} else {
 		FUZZ_ASSERT(reason_ok(err));

@@ -43,7 +43,7 @@ int lava_submit(struct lava_conn *c, const char *yaml, long long *id, char *err,
 /* The job ID's state. 0, or -1 with ERR. */
 int lava_job_get(struct lava_conn *c, long long id, struct lava_job *j, char *err,
 		 size_t errlen);
-/* The job ID's log (YAML, lava_log_console reads it) into OUT. */
+/* The job ID's log (YAML, lava_log_parse reads it) into OUT. */
 int lava_job_log(struct lava_conn *c, long long id, struct strbuf *out, char *err,
 		 size_t errlen);
 /* The devices of DEVICE_TYPE ("" = all), at most MAX into D, their

@@ -148,12 +148,6 @@ out:
 	return ret;
 }
 
-int lava_log_console(const char *log, size_t len, struct strbuf *console, char *err,
-		     size_t errlen)
-{
-	return lava_log_parse(log, len, console, NULL, 0, err, errlen);
-}
-
 int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *error_type,
 		   size_t etlen, char *err, size_t errlen)
 {

@@ -23,17 +23,14 @@
 #define LAVA_BLOCK_MAX (64u << 20) /* a results block's bytes at most */
 
 /* The device's console: every "target" line of the log LOG (LEN bytes),
- * control bytes but tabs dropped, each ended by '\n', into CONSOLE. 0, or
- * -1 with the reason in ERR (not YAML, not a LAVA log). */
-int lava_log_console(const char *log, size_t len, struct strbuf *console, char *err,
-		     size_t errlen);
-
-/* lava_log_console, and the job's own error type (the dispatcher's
- * "results" entry of definition lava, case job: "Infrastructure", "Job",
- * "Test", "Bug", ...) into ERROR_TYPE ("" when the job has none). */
+ * control bytes but tabs dropped, each ended by '\n', into CONSOLE; and
+ * the job's own error type (the dispatcher's "results" entry of definition
+ * lava, case job: "Infrastructure", "Job", "Test", "Bug", ...) into
+ * ERROR_TYPE ("" when the job has none; ERROR_TYPE may be NULL). 0, or -1
+ * with the reason in ERR (not YAML, not a LAVA log). */
 int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *error_type,
 		   size_t etlen, char *err, size_t errlen);
-/* The results block in CONSOLE (lava_log_console's output): its payload
+/* The results block in CONSOLE (lava_log_parse's output): its payload
  * into OUT. 1 found and verified; 0 no block (no KBENCH-BEGIN line); -1 a
  * block that is cut, out of order, or whose size or SHA-256 differ, with
  * the reason in ERR. The last complete block wins. */

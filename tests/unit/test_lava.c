@@ -165,7 +165,7 @@ static void test_log_complete(void **state)
 	size_t len;
 	char *log = fixture("log-complete.yaml", &len, NULL);
 	(void)state;
-	assert_int_equal(lava_log_console(log, len, &con, err, sizeof(err)), 0);
+	assert_int_equal(lava_log_parse(log, len, &con, NULL, 0, err, sizeof(err)), 0);
 	assert_non_null(strstr(con.buf, "\nLinux (none) 6.12.117+deb13-amd64 #1 SMP"));
 	assert_non_null(strstr(con.buf, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=hackbench.time "
 					"RESULT=pass UNITS=s MEASUREMENT=2.25>"));
@@ -185,7 +185,7 @@ static void test_log_panic(void **state)
 	size_t len;
 	char *log = fixture("log-oops-int3.yaml", &len, NULL);
 	(void)state;
-	assert_int_equal(lava_log_console(log, len, &con, err, sizeof(err)), 0);
+	assert_int_equal(lava_log_parse(log, len, &con, NULL, 0, err, sizeof(err)), 0);
 	lava_console_tail(con.buf, con.len, 3, &tail);
 	assert_non_null(strstr(tail.buf, "end Kernel panic - not syncing: Fatal exception"));
 	assert_int_equal(strchr(tail.buf, '\n') - tail.buf > 0, 1);
@@ -198,15 +198,15 @@ static void test_log_panic(void **state)
 		static const char ctl[] = "- {\"lvl\": \"target\", \"msg\": \"a\\x1b[0m\\tb\\rc\\0d\"}\n"
 					  "- {\"lvl\": \"results\", \"msg\": {\"case\": \"x\"}}\n"
 					  "- {\"lvl\": \"debug\", \"msg\": \"not console\"}\n";
-		assert_int_equal(lava_log_console(ctl, strlen(ctl), &con, err, sizeof(err)), 0);
+		assert_int_equal(lava_log_parse(ctl, strlen(ctl), &con, NULL, 0, err, sizeof(err)), 0);
 		assert_int_equal(con.len, 9);
 		assert_memory_equal(con.buf, "a[0m\tbcd\n", 9);
 		sb_reset(&con);
 	}
 	/* not YAML, or not a list: a reason */
-	assert_int_equal(lava_log_console("- {a: [", 7, &con, err, sizeof(err)), -1);
+	assert_int_equal(lava_log_parse("- {a: [", 7, &con, NULL, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not YAML"));
-	assert_int_equal(lava_log_console("a: b\n", 5, &con, err, sizeof(err)), -1);
+	assert_int_equal(lava_log_parse("a: b\n", 5, &con, NULL, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "list of entries"));
 	sb_release(&con);
 }

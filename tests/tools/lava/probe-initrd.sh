@@ -5,7 +5,8 @@
 # ext4 and what they need, decompressed: busybox's insmod reads no .xz)
 # and /dev/disk/by-uuid links made from the ext4 superblock (Debian's
 # busybox-static has no blkid), then a shell on the console. For
-# tests/tools/lava/probe-job.yaml (tests/integration/lava_lab.sh).
+# tests/tools/lava/probe-job.yaml, kept for diagnosing a lab by hand (docs/lab.md;
+# no test runs it).
 set -eu
 KD=$1 V=$2 OUT=$3
 r=$(mktemp -d)
