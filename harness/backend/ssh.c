@@ -860,11 +860,25 @@ static int verify_kernel(const struct boot_params *p, struct guest *g)
 	return bad ? -1 : 0;
 }
 
+/* The target's power_cycle command (it has one), run with a deadline; a
+ * failure is a warning: the wait for the machine that follows decides. */
+static void power_cycle(void)
+{
+	struct child c = CHILD_INIT;
+	for (size_t i = 0; i < S.t.power_cycle.n; i++)
+		strvec_push(&c.argv, S.t.power_cycle.v[i]);
+	c.timeout_s = 120;
+	c.stdout_path = c.stderr_path = "/dev/null";
+	if (child_run(&c))
+		warning("%s: the power_cycle command %s failed (status %d)", machine(), c.argv.v[0],
+			c.status);
+	child_release(&c);
+}
+
 /* The machine is not back (PANICKED: its console showed a kernel panic):
  * power-cycle it when the target says how. */
 static void not_back(struct guest *g, double waited, int panicked)
 {
-	struct child c = CHILD_INIT;
 	char why[120];
 	if (panicked)
 		snprintf(why, sizeof(why), "panicked after %s (\"" PANIC_MARK "\" on its "
@@ -878,14 +892,7 @@ static void not_back(struct guest *g, double waited, int panicked)
 			 "hand; the run stops here", machine(), why);
 		return;
 	}
-	for (size_t i = 0; i < S.t.power_cycle.n; i++)
-		strvec_push(&c.argv, S.t.power_cycle.v[i]);
-	c.timeout_s = 120;
-	c.stdout_path = c.stderr_path = "/dev/null";
-	if (child_run(&c))
-		warning("%s: the power_cycle command %s failed (status %d)", machine(), c.argv.v[0],
-			c.status);
-	child_release(&c);
+	power_cycle();
 	snprintf(g->err, sizeof(g->err), "%s %s; power-cycled with '%s'", machine(), why,
 		 S.t.power_cycle.v[0]);
 }
@@ -988,6 +995,9 @@ static void ssh_release(struct guest *g)
 	char id[64];
 	double deadline = now_mono() + S.t.boot_timeout_s;
 	const char *reboot[] = { "systemctl", "reboot", NULL };
+	char *rel_log = NULL;
+	const char *hung;
+	double t0;
 	int intr = kb_interrupted;
 	if (!q)
 		return;
@@ -997,12 +1007,51 @@ static void ssh_release(struct guest *g)
 	kb_interrupted = 0;
 	child_kill(&q->agent, 1.0);
 	if (q->kexeced && !S.keep && !S.lost) {
-		if (!q->down)
+		/* the way back to the default kernel is not the variant's: its
+		 * console goes to the side log (CONSOLE.release), so trouble
+		 * there is not blamed on the variant's iteration */
+		if (q->console_log) {
+			child_kill(&q->console, 1.0);
+			child_release(&q->console);
+			q->console = (struct child)CHILD_INIT;
+			for (size_t i = 0; i < S.t.console.n; i++)
+				strvec_push(&q->console.argv, S.t.console.v[i]);
+			rel_log = xasprintf("%s%s", q->console_log, ssh_backend.side_log);
+			q->console.stdout_path = q->console.stderr_path = rel_log;
+			q->console.append = 1;
+			if (child_start(&q->console))
+				warning("%s: cannot start the console command %s", machine(),
+					S.t.console.v[0]);
+		}
+		/* KBENCH_TEST_SSH_HUNG_REBOOT=N: no reboot, and N seconds'
+		 * wait for it (tests/integration/ssh_backend.sh's Ctrl-C case:
+		 * the power cycle below, without waiting out boot_timeout) */
+		t0 = now_mono();
+		if ((hung = getenv("KBENCH_TEST_SSH_HUNG_REBOOT")) && atoi(hung) > 0)
+			deadline = now_mono() + atoi(hung);
+		else if (!q->down)
 			remote(reboot, NULL, S.t.ssh_timeout_s, NULL);
-		if (wait_back(q->boot_id, deadline, id, sizeof(id), NULL)) {
+		/* a machine that does not come back (seen once here: the lab
+		 * VM's default kernel soft-locked 41 s after this reboot and
+		 * never answered ssh) gets the power_cycle command and another
+		 * boot_timeout, as a boot that hangs does */
+		int back = !wait_back(q->boot_id, deadline, id, sizeof(id), NULL);
+		if (!back && S.t.power_cycle.n && !kb_interrupted) {
+			warning("%s did not come back to its default kernel within %.0f s; power-cycling "
+				"it with '%s'", machine(), now_mono() - t0, S.t.power_cycle.v[0]);
+			power_cycle();
+			deadline = now_mono() + S.t.boot_timeout_s;
+			back = !wait_back(q->boot_id, deadline, id, sizeof(id), NULL);
+			if (back)
+				info("kbench: %s: back on its default kernel after the power cycle",
+				     machine());
+		}
+		if (!back) {
 			S.lost = 1;
-			warning("%s did not come back to its default kernel within %d s: it needs a "
-				"hand", machine(), S.t.boot_timeout_s);
+			warning("%s did not come back to its default kernel%s: it needs a hand%s%s%s",
+				machine(), S.t.power_cycle.n ? ", also after its power cycle" : "",
+				rel_log ? " (its console: " : "", rel_log ? rel_log : "",
+				rel_log ? ")" : "");
 		}
 	}
 	if (!S.lost && !S.keep)
@@ -1010,6 +1059,7 @@ static void ssh_release(struct guest *g)
 	child_kill(&q->console, 1.0);
 	child_release(&q->agent);
 	child_release(&q->console);
+	free(rel_log);
 	free(q);
 	kb_interrupted = kb_interrupted ? kb_interrupted : intr;
 }
@@ -1207,7 +1257,7 @@ const struct backend_ops ssh_backend = {
 	.opts = ssh_opts,
 	.params_size = sizeof(struct ssh_params),
 	.defaults = &ssh_defaults,
-	.side_log = "",
+	.side_log = ".release", /* the console of the way back to the default kernel */
 	.version = ssh_version,
 	.check_tools = ssh_check_tools,
 	.setup = ssh_setup,
