@@ -228,11 +228,14 @@ void history_host_id(json_object *doc, char out[17])
 	json_object *h = jget(doc, "host"), *m = jget(h, "machine");
 	char full[65];
 	/* a remote machine's runs (host.target) are that machine's, whichever
-	 * host drove them: its name and what its agent reported */
+	 * host drove them: its name and what its agent reported. A lab's
+	 * (host.lab) are the lab's: its name alone, since its devices are a
+	 * pool and a run whose kernel never booted has no facts to add */
 	char *s = jstr(h, "target") ?
 		xasprintf("target\n%s\n%s\n%d", jstr(h, "target"),
 			  jstr(m, "cpu_model") ? jstr(m, "cpu_model") : "",
 			  jget(m, "threads") ? json_object_get_int(jget(m, "threads")) : 0) :
+		jstr(h, "lab") ? xasprintf("lab\n%s", jstr(h, "lab")) :
 		xasprintf("%s\n%s\n%d", jstr(h, "hostname") ? jstr(h, "hostname") : "",
 			  jstr(h, "cpu_model") ? jstr(h, "cpu_model") : "",
 			  jget(h, "cores") ? json_object_get_int(jget(h, "cores")) : 0);

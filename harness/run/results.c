@@ -516,15 +516,19 @@ static int host_backend_check(json_object *host, char *err, size_t len)
 {
 	json_object *b = json_object_object_get(host, "backend");
 	json_object *bv = json_object_object_get(host, "backend_version");
-	json_object *t = json_object_object_get(host, "target");
+	static const char *const names[] = { "target", "lab" };
 	const char *n;
 	size_t l;
 	if (bv && !json_object_is_type(bv, json_type_string))
 		return verr(err, len, "host: 'backend_version' should be a string");
-	if (t && (!json_object_is_type(t, json_type_string) ||
-		  (l = strlen(n = json_object_get_string(t))) < 1 || l > 64 ||
-		  strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != l))
-		return verr(err, len, "host: 'target' should be a target's name (1-64 of [A-Za-z0-9._-])");
+	for (size_t i = 0; i < 2; i++) {
+		json_object *t = json_object_object_get(host, names[i]);
+		if (t && (!json_object_is_type(t, json_type_string) ||
+			  (l = strlen(n = json_object_get_string(t))) < 1 || l > 64 ||
+			  strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != l))
+			return verr(err, len, "host: '%s' should be a %s's name (1-64 of [A-Za-z0-9._-])",
+				    names[i], names[i]);
+	}
 	if (!b)
 		return 0;
 	if (!json_object_is_type(b, json_type_string))

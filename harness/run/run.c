@@ -1345,6 +1345,19 @@ static int bench_prepare(struct bench *b)
 	return bench_backend_setup(b);
 }
 
+/* HOST's KEY: the name of the target or lab file PATH (configs/targets,
+ * configs/labs), its characters but [A-Za-z0-9._-] made '_'. */
+static void host_name_add(json_object *host, const char *key, const char *path)
+{
+	char name[64], dir[KB_PATH_MAX];
+	config_file_names(path ? path : "", name, dir, sizeof(dir));
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+			*c = '_';
+	if (name[0])
+		json_object_object_add(host, key, json_object_new_string(name));
+}
+
 /* Phase 3: the results document, new or resumed, saved. */
 static int bench_document(struct bench *b)
 {
@@ -1367,15 +1380,12 @@ static int bench_document(struct bench *b)
 		 * its name (the target file's) identifies it in the history */
 		if (b->bk->caps & BK_CAP_REMOTE)
 			json_object_object_del(h.host, "machine");
-		if (b->bk->caps & BK_CAP_TARGET) {
-			char name[64], dir[KB_PATH_MAX];
-			config_file_names(b->o->target ? b->o->target : "", name, dir, sizeof(dir));
-			for (char *c = name; *c; c++)
-				if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
-					*c = '_';
-			if (name[0])
-				json_object_object_add(h.host, "target", json_object_new_string(name));
-		}
+		if (b->bk->caps & BK_CAP_TARGET)
+			host_name_add(h.host, "target", b->o->target);
+		/* a lab's runs are the lab's in the history, whichever host
+		 * drives them (a CI runner that changes from night to night) */
+		if (b->o->lab)
+			host_name_add(h.host, "lab", b->o->lab);
 		b->doc = results_new(&h);
 	}
 	return results_save(b->doc, b->res->results);

@@ -24,6 +24,8 @@
 #    device put into Maintenance mid-campaign: its failed run set aside,
 #    its rounds run on the other; the comparison blocked by device, with
 #    verdicts.
+#  - kbench nightly with lab = in its config: the night's runs on the
+#    lab, in the history under the lab's identity (host.lab), judged.
 # In CI (strict) a lab that cannot start fails this test.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "not root: LAVA's worker configuration is under /etc/lava-server (CI runs as root)"
@@ -370,13 +372,52 @@ fi
 [ -e "$tmp/r/runs/lab3/console/iter-1.log.lava-job" ] && bad "the job record is left after the job ended" ||
 	ok "no job record left"
 
+# a night on the lab (lab = in the nightly config, as configs/nightly.ini
+# can name one): a campaign over its devices, recorded in the history
+# under the lab's identity (host.lab, not the host that drove it: a CI
+# runner may change from night to night) and judged
+# (the first night: exit 0); kbench history nights lists it
+t=$(date +%s)
+printf '[nightly]\nsuite = %s\nrefresh = no\nvariants = mainline-stock\nlab = %s\n' \
+	"$tmp/lab-suite.ini" "$tmp/good.ini" >"$tmp/nightly.ini"
+expect_exit 0 "$KB" nightly --config "$tmp/nightly.ini" --iterations 1 --reports "$tmp/rn" \
+	--history "$tmp/history.sqlite" --night labn1
+cat "$tmp/out" >>"$tmp/all.out"
+python3 - "$tmp/rn/nightly/labn1/nightly.json" "$tmp/history.sqlite" >"$tmp/o" 2>&1 <<'PY'
+import hashlib, json, os, socket, sqlite3, sys
+n = json.load(open(sys.argv[1]))
+assert n["exit"] == 0, n["exit"]
+assert n["runs"] and all(r["variant"] == "mainline-stock" and r["exit"] == 0 for r in n["runs"]), n["runs"]
+assert n["verdicts"] and all(v["state"] == "ok" for v in n["verdicts"]), n["verdicts"]
+ids, devs = set(), set()
+for r in n["runs"]:
+    d = json.load(open(os.path.join(r["dir"], "results.json")))
+    h = d["host"]
+    assert h["backend"] == "lava" and h.get("lab") == "good" and "target" not in h, h
+    it = d["iterations"][0]
+    assert it["status"] == "ok", it.get("error")
+    devs.add(it["lava"]["device"])
+    m = h["machine"]
+    assert m["cpu_model"].startswith("QEMU"), m
+    ids.add(hashlib.sha256(("lab\n" + h["lab"]).encode()).hexdigest()[:16])
+rows = sqlite3.connect(sys.argv[2]).execute("SELECT host_id, hostname FROM runs WHERE night = 'labn1'").fetchall()
+assert len(rows) == len(n["runs"]), rows
+assert {r[0] for r in rows} == ids and len(ids) == 1, (rows, ids)
+assert all(r[1] == socket.gethostname() for r in rows), rows
+print("%d runs on %s, in the history as lab 'good' (host_id %s), verdicts %s" %
+      (len(rows), " and ".join(sorted(devs)), rows[0][0], ", ".join(sorted({v["state"] for v in n["verdicts"]}))))
+PY
+[ $? = 0 ] && ok "a night on the lab: $(cat "$tmp/o") ($(($(date +%s) - t)) s)" || { bad "a night on the lab"; cat "$tmp/o"; tail -20 "$tmp/out"; }
+expect_exit 0 env KBENCH_HISTORY="$tmp/history.sqlite" "$KB" history nights
+expect_out "^labn1 .* mainline-stock"
+
 # a wrong token: refused before any job, exit 2, no run directory left
 expect_exit 2 "$KB" run --lab "$tmp/wrong.ini" --kernel mainline-stock --suite "$tmp/lab-suite.ini" \
 	--reports "$tmp/r" --run-id badtoken
 expect_out "refused the token"
 [ -e "$tmp/r/runs/badtoken" ] && bad "a refused token left the run directory $tmp/r/runs/badtoken"
 cat "$tmp/out" >>"$tmp/all.out"
-if grep -rq -- "$token" "$tmp/all.out" "$tmp/r" "$tmp/rc"; then
+if grep -rq -- "$token" "$tmp/all.out" "$tmp/r" "$tmp/rc" "$tmp/rn" "$tmp/history.sqlite"; then
 	bad "the lab's token is in kbench's output or reports"
 else
 	ok "the token is in no run output or report"

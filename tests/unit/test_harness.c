@@ -493,6 +493,13 @@ static void test_results_backend(void **state)
 	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
 	json_object_object_add(host, "target", json_object_new_int(1));
 	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_del(host, "target");
+	/* host.lab: a lab's name, as strict */
+	json_object_object_add(host, "lab", json_object_new_string("lab.local"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(host, "lab", json_object_new_string("lab/../x"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'lab' should be a lab's name"));
 	json_object_put(doc);
 	free(text);
 }

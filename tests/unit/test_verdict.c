@@ -371,6 +371,17 @@ static void test_host_id_target(void **state)
 	json_object_object_add(host, "target", json_object_new_string("lab2"));
 	history_host_id(doc, lab2);
 	assert_string_not_equal(lab1, lab2);
+	/* a LAVA lab's (host.lab): the lab's, not a target's of that name,
+	 * whichever runner drove it and whether a device reported facts */
+	json_object_object_del(host, "target");
+	json_object_object_add(host, "lab", json_object_new_string("lab1"));
+	history_host_id(doc, lab1b);
+	assert_string_not_equal(lab1b, lab1);
+	assert_string_not_equal(lab1b, plain);
+	json_object_object_add(host, "hostname", json_object_new_string("ci-runner-3"));
+	json_object_object_del(host, "machine");
+	history_host_id(doc, lab2);
+	assert_string_equal(lab1b, lab2);
 	json_object_put(doc);
 	gsl_rng_free(r);
 }
