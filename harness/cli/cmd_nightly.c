@@ -676,11 +676,29 @@ static void nightly_run_one(struct night *n, const struct nightly_cfg *c, const 
 	run_result_release(&r);
 }
 
-/* Tonight's runs into the history as the night's: one host, one suite. */
+/* Is DOC a run on target TARGET whose kernel never booted there (no
+ * machine facts: its history identity would not be the machine's)? */
+static int target_unbooted(json_object *doc, const char *target)
+{
+	json_object *h = jget(doc, "host");
+	return target && jstr(h, "target") && !strcmp(jstr(h, "target"), target) &&
+	       !jget(h, "machine");
+}
+
+/* Tonight's runs into the history as the night's: one host, one suite. On
+ * a target the host is named by the first run that booted there; a run
+ * whose kernel never booted on it is the same machine's. */
 static int nightly_record(struct night *n, int stored)
 {
 	json_object *host0 = jget(n->in.v[0].doc, "host");
-	history_host_id(n->in.v[0].doc, n->host_id);
+	const char *target = jstr(host0, "target");
+	size_t first = 0;
+	for (size_t i = 0; target && i < n->in.n; i++)
+		if (!target_unbooted(n->in.v[i].doc, target)) {
+			first = i;
+			break;
+		}
+	history_host_id(n->in.v[first].doc, n->host_id);
 	n->accel = jstr(host0, "accel");
 	json_object_object_add(n->doc, "host_id", json_object_new_string(n->host_id));
 	json_object_object_add(n->doc, "hostname", json_object_new_string(
@@ -690,14 +708,14 @@ static int nightly_record(struct night *n, int stored)
 		const char *suite = jstr(jget(n->in.v[i].doc, "suite"), "name");
 		int r;
 		history_host_id(n->in.v[i].doc, hid);
-		if (strcmp(hid, n->host_id))
+		if (strcmp(hid, n->host_id) && !target_unbooted(n->in.v[i].doc, target))
 			return error("'%s': ran on another host than '%s': a night is one host's (kbench "
-				     "merge combines hosts)", n->in.v[i].path, n->in.v[0].path);
+				     "merge combines hosts)", n->in.v[i].path, n->in.v[first].path);
 		if (!suite || strcmp(suite, n->suite))
 			return error("'%s': suite '%s', the night's is '%s'", n->in.v[i].path,
 				     suite ? suite : "?", n->suite);
 		snprintf(dir, sizeof(dir), "%s", n->in.v[i].path);
-		r = history_record(&n->h, n->in.v[i].doc, dirname(dir), n->id);
+		r = history_record_as(&n->h, n->in.v[i].doc, dirname(dir), n->id, n->host_id);
 		if (r < 0)
 			return -1;
 		if (r == 1)
@@ -840,6 +858,8 @@ static int variant_verdicts(struct night *n, const struct nightly_cfg *c, const 
 		if (cmp->fail[i].group == g) {
 			strvec_pushf(&msgs, "%s iteration %d: %s failed: %s", cmp->fail[i].run_id,
 				     cmp->fail[i].iteration, cmp->fail[i].what, cmp->fail[i].error);
+			/* in the summary too: the night's failure says why */
+			sb_addf(&md, "- **failed**: %s\n", msgs.v[msgs.n - 1]);
 			cases[nc++] = (struct junit_case){ "kbench.iterations", cmp->fail[i].what, "error",
 							   "harness-error", msgs.v[msgs.n - 1], NULL };
 			ex = KB_EXIT_USAGE;

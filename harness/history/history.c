@@ -339,6 +339,12 @@ static int insert_samples(struct history *h, sqlite3_int64 run, json_object *doc
 
 int history_record(struct history *h, json_object *doc, const char *dir, const char *night)
 {
+	return history_record_as(h, doc, dir, night, NULL);
+}
+
+int history_record_as(struct history *h, json_object *doc, const char *dir, const char *night,
+		      const char *host_id)
+{
 	static const char sql[] =
 		"INSERT INTO runs (run_id, host_id, hostname, cpu_model, cores, started, finished, status, "
 		"variant, kernel_release, package, source, patch_hash, config_hash, suite, accel, "
@@ -354,7 +360,10 @@ int history_record(struct history *h, json_object *doc, const char *dir, const c
 	if (!status || !strcmp(status, "running"))
 		return error("history: run '%s' is not finished: not recorded",
 			     jstr(doc, "run_id") ? jstr(doc, "run_id") : "?");
-	history_host_id(doc, hid);
+	if (host_id)
+		snprintf(hid, sizeof(hid), "%s", host_id);
+	else
+		history_host_id(doc, hid);
 	source_identity(doc, src, sizeof(src), patch, sizeof(patch));
 	iso8601_now(now, sizeof(now));
 	absdir[0] = 0;

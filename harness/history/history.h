@@ -48,6 +48,11 @@ int history_check(struct history *h, FILE *out);
  * Only finished runs are recorded (status other than "running").
  */
 int history_record(struct history *h, json_object *doc, const char *dir, const char *night);
+/* history_record under HOST_ID, not the document's own (history_host_id):
+ * a night's run on its remote machine whose kernel never booted, so that
+ * it has no machine facts to name the machine by (kbench nightly). */
+int history_record_as(struct history *h, json_object *doc, const char *dir, const char *night,
+		      const char *host_id);
 /* Import ARG (results.json, run directory or directory of runs, as
  * kbench compare reads them). Counts into ADDED and DUPS. 0 or -1. */
 int history_import(struct history *h, const char *arg, const char *night, int *added, int *dups);

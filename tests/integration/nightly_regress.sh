@@ -236,5 +236,38 @@ grep -c '<failure' "$tmp/rc/nightly/cp2/junit/changepoints.xml" | grep -qx 0 &&
 grep -q '<title>accepted at night cp1 by bob on [0-9-]* (rt, hackbench.time): rt lock rework</title>' \
 	"$tmp/rc/nightly/cp2/report.html" && ok "the night's chart marks the accept" || bad "no accept mark in report.html"
 
+# a night on a target (host.target) where rt's kernel never booted: that
+# run has no machine facts (host.machine comes from the agent), so its
+# own history identity is not the machine's; it is recorded as the
+# night's host's, and the night fails (exit 2) saying why, in summary.md
+# and the JUnit, not "ran on another host". A run on another target still is.
+export KBENCH_HISTORY="$tmp/tg.sqlite"
+"$S" "$tmp/tg/ml" mainline tg-mainline 31 --host h >/dev/null
+"$S" "$tmp/tg/rt" rt tg-rt 32 --host h >/dev/null
+$py - "$tmp/tg" <<'PY'
+import json, sys
+for v, booted in (("ml", True), ("rt", False)):
+    p = "%s/%s/results.json" % (sys.argv[1], v)
+    d = json.load(open(p))
+    d["host"].update(target="lab1", backend="ssh")
+    d["host"]["machine"] = {"cpu_model": "Xeon Gold 6338", "sockets": 1, "cores": 32, "threads": 64,
+                            "mem_kb": 263000000}
+    if not booted:
+        del d["host"]["machine"]
+        for it in d["iterations"]:
+            it.update(status="failed", error="panicked after the kexec", workloads=[])
+    json.dump(d, open(p, "w"))
+PY
+expect_exit 2 "$KB" nightly --config "$tmp/cp.ini" --reports "$tmp/rt" --night tg1 --runs "$tmp/tg"
+grep -q "^- \*\*failed\*\*: tg-rt iteration 1: iteration failed: panicked after the kexec" "$tmp/rt/nightly/tg1/summary.md" &&
+	grep -q 'message="tg-rt iteration 1: iteration failed: panicked after the kexec"' "$tmp/rt/nightly/tg1/junit/rt-verdicts.xml" &&
+	ok "a target's night with a kernel that never booted: exit 2, the panic in summary.md and the JUnit" ||
+	{ bad "a target's night with a kernel that never booted"; cat "$tmp/out" "$tmp/rt/nightly/tg1/summary.md"; }
+[ "$(sqlite3 "$KBENCH_HISTORY" "SELECT count(DISTINCT host_id) || ' ' || count(*) FROM runs WHERE night = 'tg1'")" = "1 2" ] &&
+	ok "both runs in the history as the target's" || bad "the target's runs: $(sqlite3 "$KBENCH_HISTORY" 'SELECT run_id, host_id FROM runs')"
+sed -i 's/"target": "lab1"/"target": "lab2"/' "$tmp/tg/rt/results.json"
+expect_exit 2 "$KB" nightly --config "$tmp/cp.ini" --reports "$tmp/rt" --night tg2 --runs "$tmp/tg"
+expect_out "ran on another host than"
+
 echo "nightly_regress: $(($(date +%s) - t0)) s"
 finish
