@@ -405,25 +405,51 @@ static void chips(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "</div>");
 }
 
+/* The inputs' machines (host.machine), each distinct one once, joined by
+ * '\n' into OUT ("" when none has facts): more than one only in a
+ * comparison forced over machines (--force), which says so. */
+static void machine_lines(const struct cmp_inputs *in, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < in->n && used + 1 < len; i++) {
+		char l[256];
+		machine_line(jget(jget(in->v[i].doc, "host"), "machine"), l, sizeof(l));
+		if (!*l)
+			continue;
+		for (char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+			if (!strncmp(p, l, strlen(l)) && (p[strlen(l)] == '\n' || !p[strlen(l)]))
+				goto next;
+		used += snprintf(out + used, len - used, "%s%s", used ? "\n" : "", l);
+		if (used >= len)
+			used = len - 1;
+next:;
+	}
+}
+
 static void warnings(struct strbuf *sb, const struct comparison *c)
 {
 	int tcg = c->accel && !strcmp(c->accel, "tcg");
+	size_t shown = 0;
 	if (tcg)
 		sb_adds(sb, "<div class=\"warn tcg\"><b>TCG emulation.</b> The guests ran without KVM "
 			"(QEMU's TCG emulator): hackbench is about 3x and compiles about 20x slower than "
 			"native, and timer latencies are those of an emulator. These figures compare the "
 			"variants with each other on this host; they are not hardware figures.</div>");
-	if (c->warnings.n > (size_t)tcg) {
-		sb_adds(sb, "<div class=\"warn\"><b>Warnings</b><ul>");
-		for (size_t i = 0; i < c->warnings.n; i++) {
-			if (tcg && strstr(c->warnings.v[i], "TCG"))
-				continue;
-			sb_adds(sb, "<li>");
-			esc(sb, c->warnings.v[i]);
-			sb_adds(sb, "</li>");
-		}
-		sb_adds(sb, "</ul></div>");
+	/* every warning but the TCG one (its box above): only that one, by
+	 * its words; a lab device's CPU model may say "TCG" too, in a
+	 * mixed-inputs warning that must show */
+	for (size_t i = 0; i < c->warnings.n; i++) {
+		if (tcg && !strncmp(c->warnings.v[i], CMP_TCG_WARNING, strlen(CMP_TCG_WARNING)))
+			continue;
+		if (!shown++)
+			sb_adds(sb, "<div class=\"warn\"><b>Warnings</b><ul>");
+		sb_adds(sb, "<li>");
+		esc(sb, c->warnings.v[i]);
+		sb_adds(sb, "</li>");
 	}
+	if (shown)
+		sb_adds(sb, "</ul></div>");
 }
 
 /* A variant's cell: value +- half interval, and its change vs the baseline. */
@@ -1357,10 +1383,16 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	sb_adds(sb, "</b> &#183; accelerator <b>");
 	esc(sb, c->accel);
 	sb_addf(sb, "</b> &#183; %s</p>", created);
-	machine_line(cmp_inputs_machine(c->in), mline, sizeof(mline));
+	machine_lines(c->in, mline, sizeof(mline));
 	if (*mline) {
-		sb_adds(sb, "<p class=\"sub\">machine <b>");
-		esc(sb, mline);
+		sb_addf(sb, "<p class=\"sub\">%s <b>", strchr(mline, '\n') ? "machines" : "machine");
+		for (char *l = mline, *e; l; l = e) {
+			if ((e = strchr(l, '\n')))
+				*e++ = '\0';
+			esc(sb, l);
+			if (e)
+				sb_adds(sb, "</b> &#183; <b>");
+		}
 		sb_adds(sb, "</b></p>");
 	}
 	chips(sb, c);

@@ -898,7 +898,7 @@ static void scores(struct comparison *c)
 static void add_warnings(struct comparison *c)
 {
 	if (c->accel && !strcmp(c->accel, "tcg"))
-		warnf(c, "guests ran under TCG (no KVM): figures compare variants with each other on "
+		warnf(c, CMP_TCG_WARNING ": figures compare variants with each other on "
 		      "this host; they are not hardware figures");
 	for (size_t g = 0; g < c->ng; g++) {
 		size_t noisy = 0, with = 0;

@@ -14,6 +14,9 @@
 
 #define COMPARISON_SCHEMA "kbench-comparison"
 #define COMPARISON_SCHEMA_VERSION 1
+/* The first words of the warning a comparison of TCG guests carries (the
+ * report shows it as a box of its own, not in the list) */
+#define CMP_TCG_WARNING "guests ran under TCG (no KVM)"
 /* Below this many values a side, a bootstrap cannot show the uncertainty
  * (3 values have 10 distinct resamples), so the headline interval of a
  * change is Fieller's; the bootstrap's is still computed and recorded. */
