@@ -860,6 +860,18 @@ static int verify_kernel(const struct boot_params *p, struct guest *g)
 	return bad ? -1 : 0;
 }
 
+/* Q's console: the target's console command (if it has one) appending
+ * to PATH. 0, or -1 when it cannot start. */
+static int console_start(struct ssh_guest *q, const char *path)
+{
+	q->console = (struct child)CHILD_INIT;
+	for (size_t i = 0; i < S.t.console.n; i++)
+		strvec_push(&q->console.argv, S.t.console.v[i]);
+	q->console.stdout_path = q->console.stderr_path = path;
+	q->console.append = 1;
+	return S.t.console.n && child_start(&q->console) ? -1 : 0;
+}
+
 /* The target's power_cycle command (it has one), run with a deadline; a
  * failure is a warning: the wait for the machine that follows decides. */
 static void power_cycle(void)
@@ -936,12 +948,7 @@ static int ssh_start(struct guest *g, const struct boot_params *p)
 	int r;
 	g->priv = q;
 	q->agent = (struct child)CHILD_INIT;
-	q->console = (struct child)CHILD_INIT;
-	for (size_t i = 0; i < S.t.console.n; i++)
-		strvec_push(&q->console.argv, S.t.console.v[i]);
-	q->console.stdout_path = q->console.stderr_path = p->console_log;
-	q->console.append = 1;
-	if (S.t.console.n && child_start(&q->console))
+	if (console_start(q, p->console_log))
 		warning("%s: cannot start the console command %s", machine(), S.t.console.v[0]);
 	else if (S.t.console.n && p->console_log && !stat(p->console_log, &st))
 		q->console_log = p->console_log, q->console_off = st.st_size;
@@ -1013,13 +1020,8 @@ static void ssh_release(struct guest *g)
 		if (q->console_log) {
 			child_kill(&q->console, 1.0);
 			child_release(&q->console);
-			q->console = (struct child)CHILD_INIT;
-			for (size_t i = 0; i < S.t.console.n; i++)
-				strvec_push(&q->console.argv, S.t.console.v[i]);
 			rel_log = xasprintf("%s%s", q->console_log, ssh_backend.side_log);
-			q->console.stdout_path = q->console.stderr_path = rel_log;
-			q->console.append = 1;
-			if (child_start(&q->console))
+			if (console_start(q, rel_log))
 				warning("%s: cannot start the console command %s", machine(),
 					S.t.console.v[0]);
 		}

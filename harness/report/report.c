@@ -405,25 +405,19 @@ static void chips(struct strbuf *sb, const struct comparison *c)
 	sb_adds(sb, "</div>");
 }
 
-/* The inputs' machines (host.machine), each distinct one once, joined by
- * '\n' into OUT ("" when none has facts): more than one only in a
- * comparison forced over machines (--force), which says so. */
-static void machine_lines(const struct cmp_inputs *in, char *out, size_t len)
+/* The inputs' machines (host.machine), each distinct one once, into OUT
+ * (none when no input has facts): more than one only in a comparison
+ * forced over machines (--force), which says so. */
+static void machine_lines(const struct cmp_inputs *in, struct strvec *out)
 {
-	size_t used = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < in->n && used + 1 < len; i++) {
+	for (size_t i = 0; i < in->n; i++) {
 		char l[256];
+		size_t k = 0;
 		machine_line(jget(jget(in->v[i].doc, "host"), "machine"), l, sizeof(l));
-		if (!*l)
-			continue;
-		for (char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-			if (!strncmp(p, l, strlen(l)) && (p[strlen(l)] == '\n' || !p[strlen(l)]))
-				goto next;
-		used += snprintf(out + used, len - used, "%s%s", used ? "\n" : "", l);
-		if (used >= len)
-			used = len - 1;
-next:;
+		while (k < out->n && strcmp(out->v[k], l))
+			k++;
+		if (*l && k == out->n)
+			strvec_push(out, l);
 	}
 }
 
@@ -1353,7 +1347,8 @@ static void method(struct strbuf *sb, const struct comparison *c)
 
 void report_html(const struct comparison *c, struct strbuf *sb)
 {
-	char created[32], mline[512];
+	char created[32];
+	struct strvec ml = STRVEC_INIT;
 	snprintf(created, sizeof(created), "%.16s UTC", c->created);
 	if (created[10] == 'T')
 		created[10] = ' ';
@@ -1383,18 +1378,17 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	sb_adds(sb, "</b> &#183; accelerator <b>");
 	esc(sb, c->accel);
 	sb_addf(sb, "</b> &#183; %s</p>", created);
-	machine_lines(c->in, mline, sizeof(mline));
-	if (*mline) {
-		sb_addf(sb, "<p class=\"sub\">%s <b>", strchr(mline, '\n') ? "machines" : "machine");
-		for (char *l = mline, *e; l; l = e) {
-			if ((e = strchr(l, '\n')))
-				*e++ = '\0';
-			esc(sb, l);
-			if (e)
-				sb_adds(sb, "</b> &#183; <b>");
-		}
-		sb_adds(sb, "</b></p>");
+	machine_lines(c->in, &ml);
+	for (size_t i = 0; i < ml.n; i++) {
+		if (!i)
+			sb_addf(sb, "<p class=\"sub\">machine%s <b>", ml.n > 1 ? "s" : "");
+		else
+			sb_adds(sb, "</b> &#183; <b>");
+		esc(sb, ml.v[i]);
 	}
+	if (ml.n)
+		sb_adds(sb, "</b></p>");
+	strvec_clear(&ml);
 	chips(sb, c);
 	sb_adds(sb, "<nav class=\"small\">");
 	if (!seed_roles(c, c->seed_roles, (size_t[3]){ 0 }))
