@@ -109,18 +109,27 @@ int hostnoise_parse_loadavg(const char *text, double *load1)
 struct proc_ent {
 	long pid, ppid;
 	unsigned long long ticks;
+	char comm[16];
 };
+
+int hostnoise_parse_comm(const char *text, char *out, size_t len)
+{
+	const char *a = strchr(text, '('), *b = strrchr(text, ')');
+	size_t n = 0;
+	if (!a || !b || b < a || !len)
+		return -1;
+	for (const char *p = a + 1; p < b && n + 1 < len; p++)
+		out[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+	out[n] = '\0';
+	return 0;
+}
 
 /* kthreadd and the kernel threads it starts (their ppid is 2) */
 #define KTHREADD_PID 2L
 
-static unsigned long long kthread_ticks(const struct proc_ent *v, size_t n)
+static int is_kthread(const struct proc_ent *e)
 {
-	unsigned long long sum = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].pid == KTHREADD_PID || v[i].ppid == KTHREADD_PID)
-			sum += v[i].ticks;
-	return sum;
+	return e->pid == KTHREADD_PID || e->ppid == KTHREADD_PID;
 }
 
 /* /proc/PID/stat of a process that may exit at any moment: a vanished
@@ -143,7 +152,7 @@ int hostnoise_read_pidstat(const char *path, struct strbuf *out)
 	return 0;
 }
 
-/* Every process's pid, ppid and ticks; their number into *N. */
+/* Every process's pid, ppid, ticks and name, by pid; their number into *N. */
 static struct proc_ent *proc_list(size_t *n)
 {
 	DIR *d = opendir("/proc");
@@ -162,7 +171,9 @@ static struct proc_ent *proc_list(size_t *n)
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		sb_reset(&sb);
 		/* gone since readdir, or unreadable: not ours to count */
-		if (hostnoise_read_pidstat(path, &sb) || hostnoise_parse_pidstat(sb.buf, &e.pid, &e.ppid, &e.ticks))
+		if (hostnoise_read_pidstat(path, &sb) ||
+		    hostnoise_parse_pidstat(sb.buf, &e.pid, &e.ppid, &e.ticks) ||
+		    hostnoise_parse_comm(sb.buf, e.comm, sizeof(e.comm)))
 			continue;
 		if (*n == alloc) {
 			alloc = alloc ? alloc * 2 : 256;
@@ -175,11 +186,10 @@ static struct proc_ent *proc_list(size_t *n)
 	return v;
 }
 
-/* The ticks of ROOT and every descendant of it in V[0..N). */
-static unsigned long long tree_ticks(struct proc_ent *v, size_t n, long root)
+/* Which of V[0..N) are ROOT or a descendant of it: an array of N flags. */
+static char *tree_mark(const struct proc_ent *v, size_t n, long root)
 {
 	char *in = xcalloc(n ? n : 1, 1);
-	unsigned long long sum = 0;
 	int grew = 1;
 	for (size_t i = 0; i < n; i++)
 		in[i] = v[i].pid == root;
@@ -195,11 +205,13 @@ static unsigned long long tree_ticks(struct proc_ent *v, size_t n, long root)
 				}
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (in[i])
-			sum += v[i].ticks;
-	free(in);
-	return sum;
+	return in;
+}
+
+static int proc_by_pid(const void *a, const void *b)
+{
+	long x = ((const struct host_proc *)a)->pid, y = ((const struct host_proc *)b)->pid;
+	return (x > y) - (x < y);
 }
 
 void hostnoise_sample(struct host_sample *s)
@@ -207,12 +219,27 @@ void hostnoise_sample(struct host_sample *s)
 	struct strbuf sb = STRBUF_INIT;
 	struct proc_ent *v;
 	size_t n;
+	char *own;
 	double avg10;
 	memset(s, 0, sizeof(*s));
 	s->t = now_mono();
 	v = proc_list(&n);
-	s->own = tree_ticks(v, n, (long)getpid());
-	s->kthreads = kthread_ticks(v, n);
+	own = tree_mark(v, n, (long)getpid());
+	s->procs = xcalloc(n ? n : 1, sizeof(*s->procs));
+	for (size_t i = 0; i < n; i++) {
+		if (own[i])
+			s->own += v[i].ticks;
+		else if (is_kthread(&v[i]))
+			s->kthreads += v[i].ticks;
+		else {
+			struct host_proc *p = &s->procs[s->nprocs++];
+			p->pid = v[i].pid;
+			p->ticks = v[i].ticks;
+			memcpy(p->comm, v[i].comm, sizeof(p->comm));
+		}
+	}
+	qsort(s->procs, s->nprocs, sizeof(*s->procs), proc_by_pid);
+	free(own);
 	free(v);
 	if (!read_file("/proc/stat", &sb, 1 << 20))
 		s->ok = !hostnoise_parse_stat(sb.buf, &s->busy, &s->irq, &s->total);
@@ -226,6 +253,13 @@ void hostnoise_sample(struct host_sample *s)
 	sb_release(&sb);
 }
 
+void hostnoise_release(struct host_sample *s)
+{
+	free(s->procs);
+	s->procs = NULL;
+	s->nprocs = 0;
+}
+
 static double round2(double x)
 {
 	return round(x * 100) / 100;
@@ -237,9 +271,53 @@ static double tick_delta(unsigned long long a, unsigned long long b)
 	return b > a ? (double)(b - a) : 0;
 }
 
+struct busy_proc {
+	const struct host_proc *p;
+	double ticks;
+};
+
+static int by_ticks_desc(const void *a, const void *b)
+{
+	double x = ((const struct busy_proc *)a)->ticks, y = ((const struct busy_proc *)b)->ticks;
+	return (x < y) - (x > y);
+}
+
+/* The other processes that used the most between A and B, as JSON; NULL
+ * when none used HOSTNOISE_BUSIEST_MIN_PCT of TOTAL ticks. A process not
+ * in A (started since), or whose count fell (its pid reused by another),
+ * is charged its whole count in B. */
+static json_object *busiest(const struct host_sample *a, const struct host_sample *b, double total)
+{
+	struct busy_proc *v = xcalloc(b->nprocs ? b->nprocs : 1, sizeof(*v));
+	json_object *arr = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < b->nprocs; i++) {
+		const struct host_proc *q = &b->procs[i];
+		const struct host_proc *p = a->nprocs ? bsearch(q, a->procs, a->nprocs, sizeof(*q),
+							    proc_by_pid) : NULL;
+		double d = p && !strcmp(p->comm, q->comm) && q->ticks >= p->ticks ?
+			   (double)(q->ticks - p->ticks) : (double)q->ticks;
+		if (100 * d / total >= HOSTNOISE_BUSIEST_MIN_PCT)
+			v[n++] = (struct busy_proc){ q, d };
+	}
+	qsort(v, n, sizeof(*v), by_ticks_desc);
+	for (size_t i = 0; i < n && i < HOSTNOISE_BUSIEST; i++) {
+		json_object *o = json_object_new_object();
+		if (!arr)
+			arr = json_object_new_array();
+		jset_int(o, "pid", (int)v[i].p->pid);
+		jset_str(o, "comm", v[i].p->comm);
+		jset_num(o, "cpu_pct", round2(fmin(100, 100 * v[i].ticks / total)));
+		json_object_array_add(arr, o);
+	}
+	free(v);
+	return arr;
+}
+
 json_object *hostnoise_json(const struct host_sample *a, const struct host_sample *b,
 			    double threshold_pct)
 {
+	json_object *top;
 	json_object *o;
 	double total, other, own, kernel, secs = b->t - a->t;
 	if (!a->ok || !b->ok || b->total <= a->total || secs <= 0)
@@ -263,7 +341,27 @@ json_object *hostnoise_json(const struct host_sample *a, const struct host_sampl
 		jset_num(o, "load1", b->load1);
 	jset_num(o, "threshold_pct", threshold_pct);
 	jset_bool(o, "busy", 100 * other / total >= threshold_pct);
+	if ((top = busiest(a, b, total)))
+		jset(o, "busiest", top);
 	return o;
+}
+
+void hostnoise_busiest_text(json_object *busiest, char *out, size_t len)
+{
+	size_t n = json_object_is_type(busiest, json_type_array) ? json_object_array_length(busiest) : 0;
+	size_t at = 0;
+	if (len)
+		out[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++) {
+		json_object *p = json_object_array_get_idx(busiest, i);
+		int w = snprintf(out + at, len - at, "%s%s (pid %d) %.1f%%", i ? ", " : "; busiest: ",
+				 json_object_get_string(jget(p, "comm")),
+				 json_object_get_int(jget(p, "pid")),
+				 json_object_get_double(jget(p, "cpu_pct")));
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
 }
 
 static const char *const busy_names[] = { "flag", "wait", "refuse" };
@@ -283,45 +381,53 @@ const char *busy_host_name(enum busy_host m)
 	return busy_names[m];
 }
 
-/* Other processes' share of the host over the next SECS seconds; -1 when
- * /proc/stat cannot be read. */
-static double other_pct(double secs, double threshold)
+/* Other processes' share of the host over the next SECS seconds, the
+ * busiest of them into WHO (hostnoise_busiest_text); -1 when /proc/stat
+ * cannot be read. */
+static double other_pct(double secs, double threshold, char *who, size_t len)
 {
 	struct host_sample a, b;
 	struct timespec ts = { (time_t)secs, 0 };
 	json_object *o;
 	double pct = -1;
+	who[0] = '\0';
 	hostnoise_sample(&a);
 	nanosleep(&ts, NULL);
 	hostnoise_sample(&b);
 	if ((o = hostnoise_json(&a, &b, threshold))) {
 		pct = json_object_get_double(jget(o, "other_cpu_pct"));
+		hostnoise_busiest_text(jget(o, "busiest"), who, len);
 		json_object_put(o);
 	}
+	hostnoise_release(&a);
+	hostnoise_release(&b);
 	return pct;
 }
 
 int hostnoise_gate(enum busy_host mode, double threshold_pct, int wait_max_s)
 {
-	double t0 = now_mono(), pct = other_pct(3, threshold_pct);
+	char who[256];
+	double t0 = now_mono(), pct = other_pct(3, threshold_pct, who, sizeof(who));
 	if (pct < threshold_pct)
 		return 0;
 	if (mode == BUSY_REFUSE)
 		return error("the host is busy: other processes use %.0f%% of its CPU (threshold "
-			     "%.0f%%, --busy-threshold); --busy-host refuse stops here", pct, threshold_pct);
+			     "%.0f%%, --busy-threshold%s); --busy-host refuse stops here", pct,
+			     threshold_pct, who);
 	if (mode == BUSY_FLAG) {
-		warning("the host is busy: other processes use %.0f%% of its CPU (threshold %.0f%%): "
+		warning("the host is busy: other processes use %.0f%% of its CPU (threshold %.0f%%%s): "
 			"the run goes on and its iterations are flagged (--busy-host wait|refuse)",
-			pct, threshold_pct);
+			pct, threshold_pct, who);
 		return 0;
 	}
-	info("kbench: the host is busy (other processes use %.0f%% of its CPU, threshold %.0f%%): "
-	     "waiting up to %d s for it to quieten (--busy-host wait)", pct, threshold_pct, wait_max_s);
+	info("kbench: the host is busy (other processes use %.0f%% of its CPU, threshold %.0f%%%s): "
+	     "waiting up to %d s for it to quieten (--busy-host wait)", pct, threshold_pct, who,
+	     wait_max_s);
 	while (pct >= threshold_pct && !kb_interrupted && now_mono() - t0 < wait_max_s)
-		pct = other_pct(10, threshold_pct);
+		pct = other_pct(10, threshold_pct, who, sizeof(who));
 	if (pct >= threshold_pct && !kb_interrupted)
-		warning("the host is still busy after %.0f s (other processes: %.0f%%): going on; "
-			"the run's iterations are flagged", now_mono() - t0, pct);
+		warning("the host is still busy after %.0f s (other processes: %.0f%%%s): going on; "
+			"the run's iterations are flagged", now_mono() - t0, pct, who);
 	else if (!kb_interrupted)
 		info("kbench: the host is quiet now (other processes: %.0f%%)", pct);
 	return 0;

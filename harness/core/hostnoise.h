@@ -9,8 +9,21 @@
 #define KBENCH_HOSTNOISE_H
 
 #include <json-c/json.h>
+#include <stddef.h>
 
 struct strbuf;
+
+/* Another process as one sample saw it (not kbench's tree, not a kernel
+ * thread): the busiest of them are named when the host is busy. */
+struct host_proc {
+	long pid;
+	unsigned long long ticks; /* utime + stime + cutime + cstime */
+	char comm[16];            /* its name, printable ASCII only */
+};
+
+/* Named as the busiest: at most this many, each of at least this share. */
+#define HOSTNOISE_BUSIEST 3
+#define HOSTNOISE_BUSIEST_MIN_PCT 1.0
 
 /* Other processes' share of the host's CPU, in percent of every core,
  * at or above which an iteration is flagged busy (--busy-threshold). A
@@ -30,6 +43,8 @@ struct host_sample {
 	int have_psi;
 	double load1;
 	int ok;
+	struct host_proc *procs;   /* the other processes, by pid (hostnoise_release) */
+	size_t nprocs;
 };
 
 /* Parsers of the /proc texts (0, or -1 when TEXT is not what is expected). */
@@ -39,6 +54,10 @@ int hostnoise_parse_stat(const char *text, unsigned long long *busy, unsigned lo
 			 unsigned long long *total);
 /* /proc/PID/stat: its pid, ppid and utime+stime+cutime+cstime in ticks. */
 int hostnoise_parse_pidstat(const char *text, long *pid, long *ppid, unsigned long long *ticks);
+/* /proc/PID/stat's comm into OUT (LEN bytes): what lies between the first
+ * '(' and the last ')', any byte that is not printable ASCII as '?' (a
+ * process names itself: hostile bytes never reach results or reports). */
+int hostnoise_parse_comm(const char *text, char *out, size_t len);
 /* /proc/pressure/cpu: the "some" line's avg10 (percent) and total (us). */
 int hostnoise_parse_psi(const char *text, double *avg10, unsigned long long *total_us);
 int hostnoise_parse_loadavg(const char *text, double *load1);
@@ -48,14 +67,22 @@ int hostnoise_read_pidstat(const char *path, struct strbuf *out);
 
 /* Sample the host now (the process tree rooted at getpid()). */
 void hostnoise_sample(struct host_sample *s);
+void hostnoise_release(struct host_sample *s);
 
 /* The figures between A and B, "busy" when other processes used
  * THRESHOLD_PCT or more: { seconds, other_cpu_pct, own_cpu_pct,
  * kernel_cpu_pct (interrupts and kernel threads, not in other_cpu_pct),
- * psi_cpu_some_pct (when the host has PSI), load1, threshold_pct, busy }.
+ * psi_cpu_some_pct (when the host has PSI), load1, threshold_pct, busy,
+ * busiest [{pid, comm, cpu_pct}] (the other processes that used the most,
+ * HOSTNOISE_BUSIEST at most, each HOSTNOISE_BUSIEST_MIN_PCT or more; absent
+ * when none did) }.
  * NULL when either sample failed or no time passed. */
 json_object *hostnoise_json(const struct host_sample *a, const struct host_sample *b,
 			    double threshold_pct);
+
+/* BUSIEST (hostnoise_json's array) as text, "; busiest: make (pid 812)
+ * 41.2%, cc1 (pid 901) 8.0%", into OUT; "" when BUSIEST is NULL or empty. */
+void hostnoise_busiest_text(json_object *busiest, char *out, size_t len);
 
 /* What a campaign does when the host is busy before a run. */
 enum busy_host { BUSY_FLAG, BUSY_WAIT, BUSY_REFUSE };

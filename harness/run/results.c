@@ -4,6 +4,7 @@
 #include "run/results.h"
 #include "core/jsonutil.h"
 #include "core/config.h"
+#include "core/hostnoise.h"
 #include "kernel/kernel.h"
 #include "kernel/subject.h"
 
@@ -169,7 +170,8 @@ void results_summarize(json_object *doc)
 void results_host_noise(json_object *doc)
 {
 	json_object *its = jget(doc, "iterations"), *o, *busy = json_object_new_array();
-	double most = 0, kernel = -1, threshold = 0;
+	json_object *who = NULL; /* the busiest processes of the busiest iteration */
+	double most = -1, kernel = -1, threshold = 0;
 	int with = 0;
 	for (size_t i = 0; its && i < json_object_array_length(its); i++) {
 		json_object *it = json_object_array_get_idx(its, i);
@@ -177,7 +179,10 @@ void results_host_noise(json_object *doc)
 		if (!hn || json_object_get_boolean(jget(it, "warmup")))
 			continue;
 		with++;
-		most = fmax(most, json_object_get_double(jget(hn, "other_cpu_pct")));
+		if (json_object_get_double(jget(hn, "other_cpu_pct")) > most) {
+			most = json_object_get_double(jget(hn, "other_cpu_pct"));
+			who = jget(hn, "busiest");
+		}
 		if (jget(hn, "kernel_cpu_pct"))
 			kernel = fmax(kernel, json_object_get_double(jget(hn, "kernel_cpu_pct")));
 		threshold = json_object_get_double(jget(hn, "threshold_pct"));
@@ -193,6 +198,8 @@ void results_host_noise(json_object *doc)
 	jset_int(o, "busy", (int)json_object_array_length(busy));
 	jset(o, "busy_iterations", busy);
 	jset_num(o, "max_other_cpu_pct", most);
+	if (who)
+		jset(o, "busiest", json_object_get(who));
 	if (kernel >= 0)
 		jset_num(o, "max_kernel_cpu_pct", kernel);
 	jset_num(o, "threshold_pct", threshold);
@@ -341,6 +348,34 @@ static int check_subject(json_object *v, char *err, size_t len)
 	return 0;
 }
 
+/* host_noise.busiest, when there: [{pid, comm, cpu_pct}], HOSTNOISE_BUSIEST at most */
+static int check_busiest(json_object *hn, const char *where, char *err, size_t len)
+{
+	json_object *a;
+	char w[128];
+	if (!json_object_object_get_ex(hn, "busiest", &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array) || json_object_array_length(a) > HOSTNOISE_BUSIEST)
+		return verr(err, len, "%s: 'busiest' should be an array of at most %d processes", where,
+			    HOSTNOISE_BUSIEST);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+		double pct;
+		snprintf(w, sizeof(w), "%s busiest %zu", where, i + 1);
+		if (!json_object_is_type(p, json_type_object))
+			return verr(err, len, "%s: not an object", w);
+		if (need(p, "pid", json_type_int, 0, w, err, len) ||
+		    need(p, "comm", json_type_string, 0, w, err, len) ||
+		    need(p, "cpu_pct", json_type_double, 0, w, err, len))
+			return -1;
+		pct = json_object_get_double(jget(p, "cpu_pct"));
+		if (!(pct >= 0 && pct <= 100))
+			return verr(err, len, "%s: 'cpu_pct' should be a percentage (0 to 100), is %g", w,
+				    pct);
+	}
+	return 0;
+}
+
 static int check_host_noise(json_object *it, const char *where, char *err, size_t len)
 {
 	static const char *const pcts[] = { "other_cpu_pct", "own_cpu_pct", "kernel_cpu_pct",
@@ -365,7 +400,7 @@ static int check_host_noise(json_object *it, const char *where, char *err, size_
 			return verr(err, len, "%s: '%s' should be a percentage (0 to 100), is %g", w,
 				    pcts[i], v);
 	}
-	return 0;
+	return check_busiest(hn, w, err, len);
 }
 
 static int check_metrics(json_object *metrics, const char *where, char *err, size_t len)

@@ -715,6 +715,8 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	if (!(it->bk->caps & BK_CAP_REMOTE) &&
 	    (hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
 		json_object_object_add(it->ij, "host_noise", hn);
+	hostnoise_release(&h0);
+	hostnoise_release(&h1);
 	if (out == IT_GUEST_LOST) {
 		json_object_object_add(it->ij, "wall_s", json_object_new_double(now_mono() - t0));
 		return out;
@@ -1584,20 +1586,22 @@ static void print_host_noise(json_object *doc, FILE *out)
 	double most = json_object_get_double(json_object_object_get(hn, "max_other_cpu_pct"));
 	double thr = json_object_get_double(json_object_object_get(hn, "threshold_pct"));
 	json_object *kern = json_object_object_get(hn, "max_kernel_cpu_pct");
-	char kernel[96] = "";
+	char kernel[96] = "", who[256];
 	if (!hn)
 		return;
 	if (kern)
 		snprintf(kernel, sizeof(kernel), "; the kernel's own work, not counted: at most %.1f%%",
 			 json_object_get_double(kern));
+	/* the busiest other processes of the busiest iteration: who to ask */
+	hostnoise_busiest_text(json_object_object_get(hn, "busiest"), who, sizeof(who));
 	if (busy)
 		fprintf(out, "host noise: BUSY HOST: %d of %d iterations flagged (other processes used up "
-			"to %.1f%% of the host's CPU, threshold %.0f%%%s): their figures may be distorted\n",
-			busy, json_object_get_int(json_object_object_get(hn, "iterations")), most, thr,
-			kernel);
+			"to %.1f%% of the host's CPU, threshold %.0f%%%s%s): their figures may be "
+			"distorted\n", busy, json_object_get_int(json_object_object_get(hn, "iterations")),
+			most, thr, who, kernel);
 	else
 		fprintf(out, "host noise: quiet (other processes used at most %.1f%% of the host's CPU, "
-			"threshold %.0f%%%s)\n", most, thr, kernel);
+			"threshold %.0f%%%s%s)\n", most, thr, who, kernel);
 }
 
 void print_summary(json_object *doc, FILE *out)

@@ -41,6 +41,7 @@
 #include "core/jsonutil.h"
 #include "run/results.h"
 #include "core/histogram.h"
+#include "core/hostnoise.h"
 #include "core/workload.h"
 #include "core/machine.h"
 
@@ -581,7 +582,10 @@ static void count_host_noise(struct cmp_group *g, json_object *hn)
 	if (!json_object_get_boolean(jget(hn, "busy")))
 		return;
 	g->busy++;
-	g->busy_max_pct = fmax(g->busy_max_pct, json_object_get_double(jget(hn, "other_cpu_pct")));
+	if (json_object_get_double(jget(hn, "other_cpu_pct")) >= g->busy_max_pct) {
+		g->busy_max_pct = json_object_get_double(jget(hn, "other_cpu_pct"));
+		hostnoise_busiest_text(jget(hn, "busiest"), g->busy_who, sizeof(g->busy_who));
+	}
 	g->busy_threshold = json_object_get_double(jget(hn, "threshold_pct"));
 }
 
@@ -914,9 +918,9 @@ static void add_warnings(struct comparison *c)
 			      c->g[g].retry_kinds ? c->g[g].retry_kinds : "", c->g[g].retry_kinds ? ")" : "");
 		if (c->g[g].busy)
 			warnf(c, "%s: %d of %d iterations ran on a BUSY HOST (other processes used up to "
-			      "%.0f%% of its CPU, threshold %.0f%%): their figures may be distorted "
+			      "%.0f%% of its CPU, threshold %.0f%%%s): their figures may be distorted "
 			      "(host_noise in results.json)", c->g[g].name, c->g[g].busy, c->g[g].sampled,
-			      c->g[g].busy_max_pct, c->g[g].busy_threshold);
+			      c->g[g].busy_max_pct, c->g[g].busy_threshold, c->g[g].busy_who);
 		for (size_t i = 0; i < c->nm; i++) {
 			noisy += c->m[i].cell[g].noisy;
 			with += c->m[i].cell[g].n > 1;

@@ -188,6 +188,7 @@ struct cmp_group {
 	char *retry_kinds;   /* the kernel trouble those boots showed, or NULL */
 	int sampled, busy;   /* iterations with host_noise, and those flagged busy */
 	double busy_max_pct, busy_threshold; /* the most other processes used; threshold */
+	char busy_who[256];  /* that iteration's busiest processes (hostnoise_busiest_text) */
 	double score;        /* geometric mean of oriented ratios vs baseline (> 1 better) */
 	int score_n;         /* metrics in it */
 };

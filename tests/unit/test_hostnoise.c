@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,6 +74,28 @@ static void test_pidstat(void **state)
 	assert_int_equal(hostnoise_parse_pidstat("", &pid, &ppid, &ticks), -1);
 }
 
+/* A process's name: between the first '(' and the last ')', whatever it
+ * holds; bytes that are not printable ASCII never reach results. */
+static void test_comm(void **state)
+{
+	char comm[16];
+	char *t = fixture("pid-stat");
+	(void)state;
+	assert_int_equal(hostnoise_parse_comm(t, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "process_api");
+	free(t);
+	t = fixture("pid-stat-comm");
+	assert_int_equal(hostnoise_parse_comm(t, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "x) (y z");
+	free(t);
+	assert_int_equal(hostnoise_parse_comm("7 (\x1b[2Jevil\n) R 1", comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "?[2Jevil?");
+	assert_int_equal(hostnoise_parse_comm("7 (a-very-long-process-name) R 1", comm, 8), 0);
+	assert_string_equal(comm, "a-very-");
+	assert_int_equal(hostnoise_parse_comm("7 x R 1", comm, sizeof(comm)), -1);
+	assert_int_equal(hostnoise_parse_comm("7 )x( R 1", comm, sizeof(comm)), -1);
+}
+
 static void test_psi_loadavg(void **state)
 {
 	double avg10, load1;
@@ -128,6 +151,40 @@ static void test_figures(void **state)
 	assert_null(hostnoise_json(&a, &b, 10));
 }
 
+/* The busiest other processes between two samples: the largest growth
+ * first, three at most, none under 1% of the span; a pid that is new, or
+ * whose name changed (reused), is charged its whole count. */
+static void test_busiest(void **state)
+{
+	struct host_proc pa[] = { { 10, 500, "make" }, { 20, 100, "postgres" }, { 30, 7, "sshd" },
+				  { 40, 900, "old" }, { 50, 50, "cron" } };
+	struct host_proc pb[] = { { 10, 900, "make" }, { 20, 105, "postgres" }, { 30, 57, "sshd" },
+				  { 40, 30, "cc1" }, { 50, 60, "cron" }, { 60, 200, "qemu-system-x86" } };
+	struct host_sample a = { .t = 5, .busy = 100, .total = 1000, .ok = 1, .procs = pa, .nprocs = 5 };
+	struct host_sample b = { .t = 15, .busy = 900, .total = 2000, .ok = 1, .procs = pb, .nprocs = 6 };
+	json_object *o = hostnoise_json(&a, &b, 10), *top = jget(o, "busiest");
+	char text[256];
+	(void)state;
+	assert_int_equal(json_object_array_length(top), 3);
+	assert_string_equal(json_object_get_string(jget(json_object_array_get_idx(top, 0), "comm")), "make");
+	assert_int_equal(json_object_get_int(jget(json_object_array_get_idx(top, 0), "pid")), 10);
+	assert_true(fabs(json_object_get_double(jget(json_object_array_get_idx(top, 0), "cpu_pct")) - 40) < 1e-9);
+	assert_string_equal(json_object_get_string(jget(json_object_array_get_idx(top, 1), "comm")),
+			    "qemu-system-x86");
+	assert_string_equal(json_object_get_string(jget(json_object_array_get_idx(top, 2), "comm")), "sshd");
+	hostnoise_busiest_text(top, text, sizeof(text));
+	assert_string_equal(text, "; busiest: make (pid 10) 40.0%, qemu-system-x86 (pid 60) 20.0%, "
+			    "sshd (pid 30) 5.0%");
+	json_object_put(o);
+	/* under 1% each: no key, no text */
+	pb[0].ticks = 505, pb[5].ticks = 9, pb[2].ticks = 9, pb[3].ticks = 9, pb[4].ticks = 55;
+	o = hostnoise_json(&a, &b, 10);
+	assert_null(jget(o, "busiest"));
+	hostnoise_busiest_text(jget(o, "busiest"), text, sizeof(text));
+	assert_string_equal(text, "");
+	json_object_put(o);
+}
+
 /* SECS of this process's CPU time (not wall time: the host may be busy) */
 static void spin(double secs)
 {
@@ -164,8 +221,71 @@ static void test_own_tree(void **state)
 	waitpid(p, &st, 0);
 	hostnoise_sample(&c); /* reaped: in our cutime */
 	assert_true(c.own >= b.own);
+	/* ours, so never among the others */
+	for (size_t i = 0; i < b.nprocs; i++)
+		assert_true(b.procs[i].pid != p && b.procs[i].pid != getpid());
+	hostnoise_release(&a);
+	hostnoise_release(&b);
+	hostnoise_release(&c);
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/* A process outside kbench's tree that burns CPU is named the busiest:
+ * a grandchild made an orphan (reparented away from this process, as a
+ * daemon is), spinning between the samples. */
+static void test_other_named(void **state)
+{
+	struct host_sample a, b;
+	int pidp[2], ready[2], st, found = 0;
+	pid_t mid, orphan = 0;
+	json_object *o, *top;
+	char x;
+	(void)state;
+	/* two pipes: the orphan's pid from the middle child, the orphan's
+	 * "spinning" from the orphan (one pipe would interleave them) */
+	assert_int_equal(pipe(pidp), 0);
+	assert_int_equal(pipe(ready), 0);
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		pid_t g = fork();
+		if (g == 0) {
+			prctl(PR_SET_NAME, "kbench-spinner");
+			if (write(ready[1], "x", 1) != 1)
+				_exit(1);
+			spin(0.5);
+			pause();
+			_exit(0);
+		}
+		if (write(pidp[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(read(pidp[0], &orphan, sizeof(orphan)), sizeof(orphan));
+	waitpid(mid, &st, 0);
+	assert_true(orphan > 0);
+	assert_int_equal(read(ready[0], &x, 1), 1);
+	hostnoise_sample(&a);
+	usleep(700000);
+	hostnoise_sample(&b);
+	kill(orphan, SIGKILL);
+	o = hostnoise_json(&a, &b, 10);
+	assert_non_null(o);
+	top = jget(o, "busiest");
+	assert_non_null(top);
+	for (size_t i = 0; i < json_object_array_length(top); i++)
+		found += json_object_get_int(jget(json_object_array_get_idx(top, i), "pid")) == orphan &&
+			 !strcmp(json_object_get_string(jget(json_object_array_get_idx(top, i), "comm")),
+				 "kbench-spinner");
+	assert_int_equal(found, 1);
+	json_object_put(o);
+	hostnoise_release(&a);
+	hostnoise_release(&b);
+	close(pidp[0]);
+	close(pidp[1]);
+	close(ready[0]);
+	close(ready[1]);
 }
 
 /* results.json: a host_noise that is not the documented shape is refused. */
@@ -195,6 +315,30 @@ static void test_validate(void **state)
 	jset_str(hn, "busy", "yes");
 	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "host_noise"));
+	jset_bool(hn, "busy", 1);
+	/* the busiest processes: each {pid, comm, cpu_pct}, three at most */
+	json_object *top = json_object_new_array(), *p = json_object_new_object();
+	jset_int(p, "pid", 812);
+	jset_str(p, "comm", "make");
+	jset_num(p, "cpu_pct", 31.5);
+	json_object_array_add(top, p);
+	jset(hn, "busiest", top);
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	results_host_noise(doc);
+	assert_string_equal(json_object_get_string(jget(json_object_array_get_idx(
+			    jget(jget(doc, "host_noise"), "busiest"), 0), "comm")), "make");
+	jset_num(p, "cpu_pct", 131.5);
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "busiest 1"));
+	jset_num(p, "cpu_pct", 31.5);
+	json_object_object_del(p, "comm");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "comm"));
+	jset_str(p, "comm", "make");
+	for (int i = 0; i < 3; i++)
+		json_object_array_add(top, json_object_get(p));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most 3"));
 	jset(it, "host_noise", json_object_new_int(3));
 	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
 	json_object_put(doc);
@@ -262,6 +406,14 @@ static void test_compare_warns(void **state)
 	jset_num(hn, "other_cpu_pct", 62.6);
 	jset_num(hn, "threshold_pct", 10);
 	jset_bool(hn, "busy", 1);
+	{
+		json_object *top = json_object_new_array(), *p = json_object_new_object();
+		jset_int(p, "pid", 4242);
+		jset_str(p, "comm", "cc1");
+		jset_num(p, "cpu_pct", 48.2);
+		json_object_array_add(top, p);
+		jset(hn, "busiest", top);
+	}
 	jset(json_object_array_get_idx(jget(doc, "iterations"), 1), "host_noise", hn);
 	in.v = xcalloc(2, sizeof(*in.v));
 	in.v[0] = (struct cmp_input){ xstrdup("a.json"), xstrdup("a"),
@@ -273,7 +425,8 @@ static void test_compare_warns(void **state)
 		if (!strncmp(c.warnings.v[i], "a: ", 3))
 			assert_null(strstr(c.warnings.v[i], "BUSY"));
 		found += !strncmp(c.warnings.v[i], "b: 1 of 1 iterations ran on a BUSY HOST", 39) &&
-			 strstr(c.warnings.v[i], "63%") != NULL;
+			 strstr(c.warnings.v[i], "63%") != NULL &&
+			 strstr(c.warnings.v[i], "busiest: cc1 (pid 4242) 48.2%") != NULL;
 	}
 	assert_int_equal(found, 1);
 	assert_int_equal(c.g[0].sampled, 0);
@@ -321,9 +474,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_pidstat),
+		cmocka_unit_test(test_comm),
+		cmocka_unit_test(test_busiest),
 		cmocka_unit_test(test_psi_loadavg),
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_own_tree),
+		cmocka_unit_test(test_other_named),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_validate_lava),
 		cmocka_unit_test(test_compare_warns),
