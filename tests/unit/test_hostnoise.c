@@ -288,6 +288,18 @@ static void test_other_named(void **state)
 	close(ready[1]);
 }
 
+/* HN's busiest: one process, which is returned */
+static json_object *set_busiest(json_object *hn, int pid, const char *comm, double pct)
+{
+	json_object *top = json_object_new_array(), *p = json_object_new_object();
+	jset_int(p, "pid", pid);
+	jset_str(p, "comm", comm);
+	jset_num(p, "cpu_pct", pct);
+	json_object_array_add(top, p);
+	jset(hn, "busiest", top);
+	return p;
+}
+
 /* results.json: a host_noise that is not the documented shape is refused. */
 static void test_validate(void **state)
 {
@@ -317,12 +329,7 @@ static void test_validate(void **state)
 	assert_non_null(strstr(err, "host_noise"));
 	jset_bool(hn, "busy", 1);
 	/* the busiest processes: each {pid, comm, cpu_pct}, three at most */
-	json_object *top = json_object_new_array(), *p = json_object_new_object();
-	jset_int(p, "pid", 812);
-	jset_str(p, "comm", "make");
-	jset_num(p, "cpu_pct", 31.5);
-	json_object_array_add(top, p);
-	jset(hn, "busiest", top);
+	json_object *p = set_busiest(hn, 812, "make", 31.5), *top = jget(hn, "busiest");
 	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
 	results_host_noise(doc);
 	assert_string_equal(json_object_get_string(jget(json_object_array_get_idx(
@@ -406,14 +413,7 @@ static void test_compare_warns(void **state)
 	jset_num(hn, "other_cpu_pct", 62.6);
 	jset_num(hn, "threshold_pct", 10);
 	jset_bool(hn, "busy", 1);
-	{
-		json_object *top = json_object_new_array(), *p = json_object_new_object();
-		jset_int(p, "pid", 4242);
-		jset_str(p, "comm", "cc1");
-		jset_num(p, "cpu_pct", 48.2);
-		json_object_array_add(top, p);
-		jset(hn, "busiest", top);
-	}
+	set_busiest(hn, 4242, "cc1", 48.2);
 	jset(json_object_array_get_idx(jget(doc, "iterations"), 1), "host_noise", hn);
 	in.v = xcalloc(2, sizeof(*in.v));
 	in.v[0] = (struct cmp_input){ xstrdup("a.json"), xstrdup("a"),
