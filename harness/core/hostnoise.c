@@ -106,12 +106,6 @@ int hostnoise_parse_loadavg(const char *text, double *load1)
 	return 0;
 }
 
-struct proc_ent {
-	long pid, ppid;
-	unsigned long long ticks;
-	char comm[16];
-};
-
 int hostnoise_parse_comm(const char *text, char *out, size_t len)
 {
 	const char *a = strchr(text, '('), *b = strrchr(text, ')');
@@ -127,7 +121,7 @@ int hostnoise_parse_comm(const char *text, char *out, size_t len)
 /* kthreadd and the kernel threads it starts (their ppid is 2) */
 #define KTHREADD_PID 2L
 
-static int is_kthread(const struct proc_ent *e)
+static int is_kthread(const struct host_proc *e)
 {
 	return e->pid == KTHREADD_PID || e->ppid == KTHREADD_PID;
 }
@@ -153,11 +147,11 @@ int hostnoise_read_pidstat(const char *path, struct strbuf *out)
 }
 
 /* Every process's pid, ppid, ticks and name, by pid; their number into *N. */
-static struct proc_ent *proc_list(size_t *n)
+static struct host_proc *proc_list(size_t *n)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	struct proc_ent *v = NULL;
+	struct host_proc *v = NULL;
 	size_t alloc = 0;
 	struct strbuf sb = STRBUF_INIT;
 	*n = 0;
@@ -165,7 +159,7 @@ static struct proc_ent *proc_list(size_t *n)
 		return NULL;
 	while ((de = readdir(d))) {
 		char path[300];
-		struct proc_ent e;
+		struct host_proc e;
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
@@ -187,7 +181,7 @@ static struct proc_ent *proc_list(size_t *n)
 }
 
 /* Which of V[0..N) are ROOT or a descendant of it: an array of N flags. */
-static char *tree_mark(const struct proc_ent *v, size_t n, long root)
+static char *tree_mark(const struct host_proc *v, size_t n, long root)
 {
 	char *in = xcalloc(n ? n : 1, 1);
 	int grew = 1;
@@ -217,7 +211,7 @@ static int proc_by_pid(const void *a, const void *b)
 void hostnoise_sample(struct host_sample *s)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct proc_ent *v;
+	struct host_proc *v;
 	size_t n;
 	char *own;
 	double avg10;
@@ -225,22 +219,19 @@ void hostnoise_sample(struct host_sample *s)
 	s->t = now_mono();
 	v = proc_list(&n);
 	own = tree_mark(v, n, (long)getpid());
-	s->procs = xcalloc(n ? n : 1, sizeof(*s->procs));
+	/* the others stay in V, moved to its front */
 	for (size_t i = 0; i < n; i++) {
 		if (own[i])
 			s->own += v[i].ticks;
 		else if (is_kthread(&v[i]))
 			s->kthreads += v[i].ticks;
-		else {
-			struct host_proc *p = &s->procs[s->nprocs++];
-			p->pid = v[i].pid;
-			p->ticks = v[i].ticks;
-			memcpy(p->comm, v[i].comm, sizeof(p->comm));
-		}
+		else
+			v[s->nprocs++] = v[i];
 	}
-	qsort(s->procs, s->nprocs, sizeof(*s->procs), proc_by_pid);
+	if (s->nprocs)
+		qsort(v, s->nprocs, sizeof(*v), proc_by_pid);
+	s->procs = v;
 	free(own);
-	free(v);
 	if (!read_file("/proc/stat", &sb, 1 << 20))
 		s->ok = !hostnoise_parse_stat(sb.buf, &s->busy, &s->irq, &s->total);
 	sb_reset(&sb);

@@ -13,12 +13,14 @@
 
 struct strbuf;
 
-/* Another process as one sample saw it (not kbench's tree, not a kernel
- * thread): the busiest of them are named when the host is busy. */
+/* A process as one sample saw it: the others (not kbench's tree, not a
+ * kernel thread) are kept, and the busiest of them named when the host
+ * is busy. */
 struct host_proc {
 	long pid;
 	unsigned long long ticks; /* utime + stime + cutime + cstime */
 	char comm[16];            /* its name, printable ASCII only */
+	long ppid;
 };
 
 /* Named as the busiest: at most this many, each of at least this share. */

@@ -699,6 +699,7 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 	struct test_ctx tc = { .g = &g };
 	struct host_sample h0, h1;
 	json_object *hn;
+	int remote = !!(it->bk->caps & BK_CAP_REMOTE);
 
 	json_object_object_add(it->ij, "index", json_object_new_int(it->index));
 	json_object_object_add(it->ij, "warmup", json_object_new_boolean(it->warmup));
@@ -708,15 +709,18 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 		return out;
 	/* the host beside the workloads: what else ran while they did (not
 	 * for a remote machine or a lab's device: this host's load is not
-	 * the machine's) */
-	hostnoise_sample(&h0);
-	out = iteration_workloads(it, &g, &work_s);
-	hostnoise_sample(&h1);
-	if (!(it->bk->caps & BK_CAP_REMOTE) &&
-	    (hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
-		json_object_object_add(it->ij, "host_noise", hn);
-	hostnoise_release(&h0);
-	hostnoise_release(&h1);
+	 * the machine's, so it is not sampled) */
+	if (remote) {
+		out = iteration_workloads(it, &g, &work_s);
+	} else {
+		hostnoise_sample(&h0);
+		out = iteration_workloads(it, &g, &work_s);
+		hostnoise_sample(&h1);
+		if ((hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
+			json_object_object_add(it->ij, "host_noise", hn);
+		hostnoise_release(&h0);
+		hostnoise_release(&h1);
+	}
 	if (out == IT_GUEST_LOST) {
 		json_object_object_add(it->ij, "wall_s", json_object_new_double(now_mono() - t0));
 		return out;

@@ -156,10 +156,10 @@ static void test_figures(void **state)
  * whose name changed (reused), is charged its whole count. */
 static void test_busiest(void **state)
 {
-	struct host_proc pa[] = { { 10, 500, "make" }, { 20, 100, "postgres" }, { 30, 7, "sshd" },
-				  { 40, 900, "old" }, { 50, 50, "cron" } };
-	struct host_proc pb[] = { { 10, 900, "make" }, { 20, 105, "postgres" }, { 30, 57, "sshd" },
-				  { 40, 30, "cc1" }, { 50, 60, "cron" }, { 60, 200, "qemu-system-x86" } };
+	struct host_proc pa[] = { { 10, 500, "make", 1 }, { 20, 100, "postgres", 1 }, { 30, 7, "sshd", 1 },
+				  { 40, 900, "old", 1 }, { 50, 50, "cron", 1 } };
+	struct host_proc pb[] = { { 10, 900, "make", 1 }, { 20, 105, "postgres", 1 }, { 30, 57, "sshd", 1 },
+				  { 40, 30, "cc1", 1 }, { 50, 60, "cron", 1 }, { 60, 200, "qemu-system-x86", 1 } };
 	struct host_sample a = { .t = 5, .busy = 100, .total = 1000, .ok = 1, .procs = pa, .nprocs = 5 };
 	struct host_sample b = { .t = 15, .busy = 900, .total = 2000, .ok = 1, .procs = pb, .nprocs = 6 };
 	json_object *o = hostnoise_json(&a, &b, 10), *top = jget(o, "busiest");
