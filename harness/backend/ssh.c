@@ -126,8 +126,12 @@ static void remote_cmdline(struct strvec *v, const char *const *argv)
 
 /* Run ARGV on the machine with IN (NULL: nothing) as its stdin; its
  * output (stdout and stderr, trailing blanks cut) in OUT when non-NULL.
- * The exit status (255: ssh itself failed), or -1 on the deadline. */
-static int remote(const char *const *argv, const char *in, double timeout_s, struct strbuf *out)
+ * WHOLE: Ctrl-C waits for it rather than cutting it (spawn's whole: a
+ * cleanup); the deadline applies all the same. The exit status (255: ssh
+ * itself failed), or -1 on the deadline (and *TIMED_OUT set, when
+ * non-NULL) or when ssh could not start. */
+static int remote_run(const char *const *argv, const char *in, double timeout_s, int whole,
+		      struct strbuf *out, int *timed_out)
 {
 	struct child c = CHILD_INIT;
 	int r;
@@ -137,7 +141,10 @@ static int remote(const char *const *argv, const char *in, double timeout_s, str
 	c.capture = 1;
 	c.capture_max = 1 << 20;
 	c.timeout_s = timeout_s;
+	c.whole = whole;
 	r = child_run(&c);
+	if (timed_out)
+		*timed_out = c.timed_out;
 	if (c.timed_out)
 		r = -1;
 	if (out) {
@@ -147,6 +154,12 @@ static int remote(const char *const *argv, const char *in, double timeout_s, str
 	}
 	child_release(&c);
 	return r;
+}
+
+/* remote_run as Ctrl-C cuts it, no deadline flag. */
+static int remote(const char *const *argv, const char *in, double timeout_s, struct strbuf *out)
+{
+	return remote_run(argv, in, timeout_s, 0, out, NULL);
 }
 
 /* "user@host:port" for messages. */
@@ -176,16 +189,123 @@ static const char *boot_how(void)
 	return S.t.boot == TB_REBOOT_ONCE ? "the reboot into the variant" : "the kexec";
 }
 
+/* ARGV (room for SH_ARGV_MAX) runs SCRIPT (a constant of this file) with
+ * PRE (NULL: none) and then ARGS as $1.. */
+#define SH_ARGV_MAX 16
+static void sh_argv(const char **argv, const char *script, const char *pre,
+		    const char *const *args)
+{
+	int n = 0;
+	argv[n++] = "sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n++] = "kbench";
+	if (pre)
+		argv[n++] = pre;
+	for (int i = 0; args && args[i] && n < SH_ARGV_MAX - 1; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+}
+
 /* A remote script (a constant of this file) with ARGS as $1.. */
 static int remote_sh(const char *script, const char *const *args, const char *in,
 		     double timeout_s, struct strbuf *out)
 {
-	const char *argv[12] = { "sh", "-c", script, "kbench" };
-	int n = 4;
-	for (int i = 0; args && args[i] && n < 11; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
+	const char *argv[SH_ARGV_MAX];
+	sh_argv(argv, script, NULL, args);
 	return remote(argv, in, timeout_s, out);
+}
+
+/* The running step's pid file on the machine: kbench's lock directory
+ * holds it from the lock to the cleanup. */
+#define STEP_PID LOCK_DIR "/step.pid"
+
+/* A step ($1, a script of this file; $2.. its arguments) run in a session
+ * of its own, so that everything it starts can be killed as one
+ * (step_kill_script): its pid (the session's and its process group's id)
+ * and the boot's id in STEP_PID while it runs. setsid does not fork here
+ * (an asynchronous command of a shell without job control is not a
+ * process group leader), so $! is the step. Its stdin is the script's: an
+ * asynchronous command's would be /dev/null. */
+static const char step_script[] =
+	"exec 3<&0\n"
+	"setsid sh -c '\n"
+	"  echo \"$$ $(cat /proc/sys/kernel/random/boot_id)\" >\"$0.new\" && mv \"$0.new\" \"$0\"\n"
+	"  s=$1; shift; exec sh -c \"$s\" kbench \"$@\"' " STEP_PID " \"$@\" <&3 3<&- &\n"
+	"wait $!\n"
+	"r=$?\n"
+	"rm -f " STEP_PID "\n"
+	"exit $r\n";
+
+/* The step cut off (at its deadline, or by Ctrl-C) stopped: its session
+ * sent SIGTERM (mkinitramfs then removes its temporary files), SIGKILL
+ * 5 s later, and waited for until none of it is left. A step still
+ * starting gets 2 s to write its pid file; a pid file of an earlier boot,
+ * or whose process is not the leader of its own session, names none. */
+static const char step_kill_script[] =
+	"p=" STEP_PID "\n"
+	"[ -f $p ] || sleep 2\n"
+	"[ -f $p ] || { echo 'no step running'; exit 0; }\n"
+	"read -r k b <$p\n"
+	"case $k in '' | *[!0-9]* | 0* | 1) rm -f $p; echo 'no step running'; exit 0 ;; esac\n"
+	"l=$(sed 's/.*) //' /proc/$k/stat 2>/dev/null | cut -d' ' -f4)\n"
+	"if [ \"$b\" != \"$(cat /proc/sys/kernel/random/boot_id)\" ] || [ \"$l\" != \"$k\" ]; then\n"
+	"  rm -f $p; echo 'no step running'; exit 0\n"
+	"fi\n"
+	"kill -s TERM -- -$k 2>/dev/null\n"
+	"i=0\n"
+	"while kill -s 0 -- -$k 2>/dev/null; do\n"
+	"  i=$((i + 1))\n"
+	"  [ $i = 10 ] && kill -s KILL -- -$k 2>/dev/null\n"
+	"  [ $i = 30 ] && { echo \"step $k is still running after SIGKILL\"; exit 3; }\n"
+	"  sleep 0.5\n"
+	"done\n"
+	"rm -f $p\n"
+	"echo \"step $k stopped\"\n";
+
+/* The step NAME, cut off here, stopped on the machine over a second ssh
+ * (step_kill_script), which Ctrl-C does not cut. */
+static void step_kill(const char *name)
+{
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
+	const char *argv[] = { "sh", "-c", step_kill_script, NULL };
+	struct target_step_end e = { .step = "stopping it", .key = "ssh_timeout",
+				     .limit_s = S.t.ssh_timeout_s + 30.0 };
+	if ((e.status = remote_run(argv, NULL, e.limit_s, 1, &out, &e.timed_out))) {
+		e.output = out.buf;
+		target_step_cause(&cause, S.t.path, &e);
+		warning("%s: the step '%s' was cut off here and may still run there: %s", machine(),
+			name, cause.buf);
+	}
+	sb_release(&out);
+	sb_release(&cause);
+}
+
+/* A remote step: SCRIPT (a constant of this file) with ARGS as $1.. and IN
+ * (NULL: nothing) as its stdin, in a session of its own on the machine
+ * (step_script), within the target file's deadline for STEP. Its output
+ * in OUT, the parts it announces (PARTS, or NULL) taken out. 0, or -1
+ * with CAUSE saying why, never empty (target_step_cause, naming NAME or
+ * the part it was in); a step cut off, at its deadline or by Ctrl-C, is
+ * stopped there first (step_kill). */
+static int remote_step(enum target_step step, const char *name, const struct target_part *parts,
+		       const char *script, const char *const *args, const char *in,
+		       struct strbuf *out, struct strbuf *cause)
+{
+	const char *argv[SH_ARGV_MAX];
+	struct target_step_end e = { .key = target_steps[step].key,
+				     .limit_s = S.t.step_timeout_s[step] };
+	sh_argv(argv, step_script, script, args);
+	e.status = remote_run(argv, in, e.limit_s, 0, out, &e.timed_out);
+	e.step = target_step_part(out, parts, name);
+	if (!e.status)
+		return 0;
+	e.interrupted = !e.timed_out && kb_interrupted;
+	if (e.timed_out || e.interrupted)
+		step_kill(e.step);
+	e.output = out->buf;
+	target_step_cause(cause, S.t.path, &e);
+	return -1;
 }
 
 /* A scratch block device $s refused (a message and exit 4) when it or a
@@ -246,6 +366,7 @@ static const char probe_script[] =
 	GRUB_CHECK
 	"else command -v kexec >/dev/null || { echo 'no kexec on the machine (install kexec-tools)'; exit 3; }; fi\n"
 	"command -v mkinitramfs >/dev/null || { echo 'no mkinitramfs on the machine (install initramfs-tools)'; exit 3; }\n"
+	"command -v setsid >/dev/null || { echo 'no setsid on the machine (install util-linux)'; exit 3; }\n"
 	"s=$1 f=$3\n"
 	SCRATCH_CHECK
 	"[ -d " LOCK_DIR " ] && { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"; exit 5; }\n"
@@ -359,7 +480,11 @@ static const char tree_script[] =
 
 /* The modules (when kbench put them there), the initrd, the scratch
  * directory. $1 dir, $2 release, $3 scratch or "", $4 the content key,
- * $5 initrds kept after the run. Its last line: "initrd made|cached PATH". */
+ * $5 initrds kept after the run. Its last line: "initrd made|cached PATH".
+ * It announces its parts (install_parts). mkinitramfs makes the initrd
+ * in the iteration's directory, its temporary files there too (TMPDIR):
+ * a mkinitramfs stopped half-way (install_timeout, Ctrl-C) leaves
+ * nothing in /var/tmp that the cleanup does not remove. */
 static const char install_script[] =
 	"d=$1 r=$2 s=$3 k=$4 n=$5 c=" CACHE_DIR " e=" CACHE_DIR "/$4\n"
 	"chmod 755 \"$d/kbench-agent\" || exit 3\n"
@@ -368,8 +493,8 @@ static const char install_script[] =
 	"[ -f \"$d/modules.tar\" ] || [ -e \"/lib/modules/$r\" ] || [ ! -f \"$e/modules.tar\" ] ||\n"
 	"  mv \"$e/modules.tar\" \"$d/modules.tar\" || exit 3\n"
 	"mk() {\n"
-	"  mkinitramfs -o \"$1.tmp\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 && mv \"$1.tmp\" \"$1\" ||\n"
-	"    { rm -f \"$1.tmp\"; tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
+	"  mkdir -p \"$d/tmp\" && TMPDIR=\"$d/tmp\" mkinitramfs -o \"$d/initrd.new\" \"$r\" >\"$d/mkinitramfs.log\" 2>&1 &&\n"
+	"    mv \"$d/initrd.new\" \"$1\" || { tail -5 \"$d/mkinitramfs.log\"; echo 'mkinitramfs failed'; exit 4; }\n"
 	"}\n"
 	/* what mkinitramfs reads on the machine: its packages, its config,
 	 * and modules kbench does not put there */
@@ -382,6 +507,7 @@ static const char install_script[] =
 	"[ -n \"$hit\" ] || { rm -rf \"$e\"; mkdir -p \"$e\" || exit 4; }\n"
 	/* the modules, and depmod's output for them (in the key) made once */
 	"if [ -f \"$d/modules.tar\" ]; then\n"
+	"  echo '" TARGET_PART_MARK "modules'\n"
 	"  mkdir \"/lib/modules/$r\" && echo \"$r\" >\"$d/modules-created\" &&\n"
 	"  tar -xf \"$d/modules.tar\" -C \"/lib/modules/$r\" && mv \"$d/modules.tar\" \"$e/modules.tar\" &&\n"
 	"  if [ -n \"$hit\" ] && [ -f \"$e/depmod.tar\" ]; then tar -xf \"$e/depmod.tar\" -C \"/lib/modules/$r\"\n"
@@ -393,12 +519,19 @@ static const char install_script[] =
 	"fi\n"
 	"[ -z \"$s\" ] || mkdir -p \"$s/kbench-scratch\"\n"
 	"if [ -n \"$hit\" ]; then touch \"$e\"; w=cached\n"
-	"else mk \"$e/initrd.img\"; echo \"$f\" >\"$e/machine\"; w=made; fi\n"
+	"else echo '" TARGET_PART_MARK "initrd'; mk \"$e/initrd.img\"; echo \"$f\" >\"$e/machine\"; w=made; fi\n"
 	/* the N most recently used kept (this one at least: with 0, the
 	 * cleanup removes the cache) */
 	"i=0\n"
 	"for x in $(ls -1dt \"$c\"/*/); do i=$((i + 1)); [ $i -le \"$n\" ] || [ $i = 1 ] || rm -rf \"$x\"; done\n"
 	"echo \"initrd $w $e/initrd.img\"\n";
+
+/* install_script's parts, as its messages name them. */
+static const struct target_part install_parts[] = {
+	{ "modules", "installing the modules (tar, depmod)" },
+	{ "initrd", "making the initrd (mkinitramfs)" },
+	{ NULL, NULL },
+};
 
 /* Everything kbench made there. $1 dir, $2 release, $3 scratch or "",
  * $4 initrds kept (0: the cache goes too). */
@@ -416,6 +549,13 @@ static const char remove_script[] =
 	"[ -n \"$r\" ] && [ -f \"$d/modules-created\" ] && [ \"$(cat \"$d/modules-created\")\" = \"$r\" ] && rm -rf \"/lib/modules/$r\"\n"
 	"[ -n \"$r\" ] && [ -f \"$d/config-created\" ] && [ \"$(cat \"$d/config-created\")\" = \"$r\" ] && rm -f \"/boot/config-$r\"\n"
 	"rm -rf \"$d\"\n"
+	/* what a step stopped half-way left in the cache (install_timeout,
+	 * kbuild_tree_timeout, Ctrl-C): an entry with neither an initrd nor
+	 * a modules' tar, a kbuild tree never completed */
+	"for x in " CACHE_DIR "/*/; do\n"
+	"  [ ! -d \"$x\" ] || [ -f \"$x/initrd.img\" ] || [ -f \"$x/modules.tar\" ] || rm -rf \"$x\"\n"
+	"done\n"
+	"for x in " KB_TARGET_KBUILD_DIR "/*/; do [ ! -d \"$x\" ] || [ -f \"$x/tree-complete\" ] || rm -rf \"$x\"; done\n"
 	"[ \"$n\" != 0 ] || rm -rf " CACHE_DIR " " KB_TARGET_KBUILD_DIR "\n"
 	"if [ \"$s\" = " TARGET_SCRATCH_MNT " ]; then\n"
 	"  ! mountpoint -q \"$s\" || umount \"$s\"\n"
@@ -426,14 +566,17 @@ static const char remove_script[] =
 /* Copy the local file FROM to the machine as TO. 0, or -1 with ERR. */
 static int upload(const char *from, const char *to, char *err, size_t errlen)
 {
-	struct strbuf out = STRBUF_INIT;
-	const char *args[] = { to, NULL };
-	int r = remote_sh("cat >\"$1\"", args, from, 600, &out);
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
+	const char *args[] = { to, NULL }, *base = strrchr(to, '/');
+	char name[160];
+	int r;
+	snprintf(name, sizeof(name), "copying %s there", base ? base + 1 : to);
+	r = remote_step(TS_COPY, name, NULL, "cat >\"$1\"", args, from, &out, &cause);
 	if (r)
-		snprintf(err, errlen, "cannot copy %s to %s:%s: %s", from, machine(), to,
-			 out.buf && *out.buf ? out.buf : "ssh failed");
+		snprintf(err, errlen, "cannot copy %s to %s:%s: %s", from, machine(), to, cause.buf);
 	sb_release(&out);
-	return r ? -1 : 0;
+	sb_release(&cause);
+	return r;
 }
 
 /* The variant's modules as one tar file under the workdir; an empty one
@@ -465,19 +608,31 @@ static int modules_tar(const struct boot_params *p, char *tar, size_t len, char 
 	return 0;
 }
 
+/* What kbench put on the machine removed (remove_script). Ctrl-C does
+ * not cut it (it is what leaves the machine clean after one), and it is
+ * not stopped there at its deadline either: the rest of it had better
+ * run to its end. */
 static void remove_ours(void)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
 	char n[16];
-	const char *args[] = { S.dir, S.release, S.scratch, n, NULL };
+	const char *args[] = { S.dir, S.release, S.scratch, n, NULL }, *argv[SH_ARGV_MAX];
+	struct target_step_end e = { .step = "removing what kbench put there",
+				     .key = target_steps[TS_CLEANUP].key,
+				     .limit_s = S.t.step_timeout_s[TS_CLEANUP] };
 	snprintf(n, sizeof(n), "%d", S.t.initrd_cache);
 	if (!S.dir[0])
 		return;
-	if (remote_sh(remove_script, args, NULL, 120, &out))
+	sh_argv(argv, remove_script, NULL, args);
+	if ((e.status = remote_run(argv, NULL, e.limit_s, 1, &out, &e.timed_out))) {
+		e.output = out.buf;
+		target_step_cause(&cause, S.t.path, &e);
 		warning("%s: cannot remove %s and the lock %s: %s", machine(), S.dir, LOCK_DIR,
-			out.buf ? out.buf : "");
+			cause.buf);
+	}
 	S.dir[0] = '\0';
 	sb_release(&out);
+	sb_release(&cause);
 }
 
 /* The initrd's content key: the kernel, its modules (the tar kbench
@@ -506,7 +661,7 @@ static int initrd_key(const struct boot_params *p, const char *tar, char key[65]
 static int install(const struct boot_params *p, const char *tar, double t0, char *err,
 		   size_t errlen)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
 	char key[65], n[16], how[16] = "", *last;
 	/* a scratch device is mounted after the boot (scratch_format) */
 	const char *args[] = { S.dir, p->release,
@@ -516,9 +671,9 @@ static int install(const struct boot_params *p, const char *tar, double t0, char
 	snprintf(n, sizeof(n), "%d", S.t.initrd_cache);
 	if (initrd_key(p, tar, key, err, errlen))
 		return -1;
-	if (remote_sh(install_script, args, NULL, 900, &out)) {
-		snprintf(err, errlen, "%s: cannot install the kernel: %s", machine(),
-			 out.buf ? out.buf : "ssh failed");
+	if (remote_step(TS_INSTALL, "installing the kernel (its modules and initrd)", install_parts,
+			install_script, args, NULL, &out, &cause)) {
+		snprintf(err, errlen, "%s: cannot install the kernel: %s", machine(), cause.buf);
 		goto out;
 	}
 	last = strrchr(out.buf ? out.buf : "", '\n');
@@ -534,6 +689,7 @@ static int install(const struct boot_params *p, const char *tar, double t0, char
 	r = 0;
 out:
 	sb_release(&out);
+	sb_release(&cause);
 	return r;
 }
 
@@ -541,7 +697,7 @@ out:
  * tar of it in the workdir. */
 static int ship_tree(const struct boot_params *p, char *err, size_t errlen)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
 	char tar[KB_PATH_MAX];
 	const char *pack[] = { "tar", "--exclude=.git", "-C", p->build_tree, "-cf", tar, ".", NULL };
 	const char *args[] = { p->build_tree_key, NULL };
@@ -556,9 +712,10 @@ static int ship_tree(const struct boot_params *p, char *err, size_t errlen)
 	}
 	info("kbench: %s: copying the kernel tree for kbuild (%lld MiB, once: the machine keeps it "
 	     "in " KB_TARGET_KBUILD_DIR ")", machine(), (long long)(st.st_size >> 20));
-	if (remote_sh(tree_script, args, tar, 3600, &out)) {
-		snprintf(err, errlen, "%s: cannot copy the kernel tree for kbuild: %.300s", machine(),
-			 out.buf && *out.buf ? out.buf : "ssh failed");
+	if (remote_step(TS_KBUILD_TREE, "copying kbuild's kernel tree there", NULL, tree_script,
+			args, tar, &out, &cause)) {
+		snprintf(err, errlen, "%s: cannot copy the kernel tree for kbuild: %s", machine(),
+			 cause.buf);
 		goto out;
 	}
 	info("kbench: %s: kernel tree at %.200s after %.0f s", machine(), out.buf, now_mono() - t0);
@@ -566,16 +723,20 @@ static int ship_tree(const struct boot_params *p, char *err, size_t errlen)
 out:
 	unlink(tar);
 	sb_release(&out);
+	sb_release(&cause);
 	return r;
 }
 
 /* Lock, directory, agent, kernel, modules, initrd. */
 static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
 	char owner[300], key[65];
 	const char *largs[] = { owner, p->release ? p->release : "", key,
 				p->build_tree_key ? p->build_tree_key : "", NULL };
+	const char *argv[SH_ARGV_MAX];
+	struct target_step_end le = { .step = "locking the machine", .key = "ssh_timeout",
+				      .limit_s = S.t.ssh_timeout_s * 2.0 };
 	char to[256], tar[KB_PATH_MAX] = "";
 	int absent, cached, r = -1;
 	double t0 = now_mono();
@@ -600,11 +761,14 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	if (modules_tar(p, tar, sizeof(tar), err, errlen) ||
 	    initrd_key(p, tar, key, err, errlen))
 		goto out;
-	if (remote_sh(lock_script, largs, NULL, S.t.ssh_timeout_s * 2.0, &out) ||
-	    sscanf(out.buf ? out.buf : "", "%127s", S.dir) != 1 ||
+	sh_argv(argv, lock_script, NULL, largs);
+	le.status = remote_run(argv, NULL, le.limit_s, 0, &out, &le.timed_out);
+	if (le.status || sscanf(out.buf ? out.buf : "", "%127s", S.dir) != 1 ||
 	    strncmp(S.dir, "/var/tmp/kbench-", 16) || strchr(S.dir, '\'')) {
+		le.output = out.buf;
+		target_step_cause(&cause, S.t.path, &le);
 		snprintf(err, errlen, "%s: cannot lock it or make its directory: %s", machine(),
-			 out.buf ? out.buf : "ssh failed");
+			 cause.buf);
 		S.dir[0] = '\0';
 		goto out;
 	}
@@ -634,6 +798,7 @@ out:
 	if (r)
 		remove_ours();
 	sb_release(&out);
+	sb_release(&cause);
 	return r;
 }
 
@@ -764,7 +929,7 @@ int ssh_grub_entry(const char *release, const char *cl, struct strbuf *cfg)
 static int reboot_once_prepare(const struct boot_params *p, const char *cl, struct strbuf *out,
 			       char *err, size_t errlen)
 {
-	struct strbuf cfg = STRBUF_INIT;
+	struct strbuf cfg = STRBUF_INIT, cause = STRBUF_INIT;
 	char path[KB_PATH_MAX], to[200];
 	const char *args[] = { S.dir, S.initrd, NULL };
 	int r = -1;
@@ -781,14 +946,16 @@ static int reboot_once_prepare(const struct boot_params *p, const char *cl, stru
 	}
 	if (upload(path, to, err, errlen))
 		goto out;
-	if (remote_sh(reboot_once_script, args, NULL, 300, out)) {
-		snprintf(err, errlen, "%s: cannot set up the one-time GRUB entry: %.300s", machine(),
-			 out->buf ? out->buf : "ssh failed");
+	if (remote_step(TS_GRUB, "setting up GRUB's one-time entry (copies to /boot, grub-reboot)",
+			NULL, reboot_once_script, args, NULL, out, &cause)) {
+		snprintf(err, errlen, "%s: cannot set up the one-time GRUB entry: %s", machine(),
+			 cause.buf);
 		goto out;
 	}
 	r = 0;
 out:
 	sb_release(&cfg);
+	sb_release(&cause);
 	return r;
 }
 
@@ -797,9 +964,9 @@ out:
  * as a machine whose kexec silently fails back to a reboot). */
 static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct guest *g)
 {
-	struct strbuf cl = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf cl = STRBUF_INIT, out = STRBUF_INIT, cause = STRBUF_INIT;
 	char kernel[200], initrd[220], *append = NULL;
-	const char *load[] = { "kexec", "-l", kernel, initrd, NULL, NULL };
+	const char *load[] = { kernel, initrd, NULL, NULL };
 	const char *exec[] = { "systemctl", "kexec", NULL };
 	const char *reboot[] = { "systemctl", "reboot", NULL };
 	const char *skip = getenv("KBENCH_TEST_SSH_NO_KEXEC");
@@ -817,10 +984,11 @@ static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct
 			info("kbench: %s: %s; rebooting into it once", machine(), out.buf);
 		skip = "reboot";
 	} else {
-		load[4] = append = xasprintf("--append=%s", cl.buf ? cl.buf : "");
-		if ((r = skip && *skip ? 0 : remote(load, NULL, 120, &out)))
-			snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(),
-				 out.buf ? out.buf : "");
+		load[2] = append = xasprintf("--append=%s", cl.buf ? cl.buf : "");
+		if ((r = skip && *skip ? 0 : remote_step(TS_KEXEC, "loading the variant (kexec -l)", NULL,
+							 "exec kexec -l \"$@\"", load, NULL, &out,
+							 &cause)))
+			snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(), cause.buf);
 	}
 	if (!r)
 		/* the connection may drop as the machine goes down */
@@ -829,6 +997,7 @@ static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct
 	free(append);
 	sb_release(&cl);
 	sb_release(&out);
+	sb_release(&cause);
 	return r ? -1 : 0;
 }
 
@@ -925,17 +1094,21 @@ static const char scratch_format_script[] =
 /* scratch_mkfs: the device formatted and mounted in the booted variant. */
 static int scratch_format(const struct boot_params *p, struct guest *g)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
 	const char *args[] = { S.t.scratch, mkfs_name(), p->scratch_dir, NULL };
+	char name[80];
 	double t0 = now_mono();
-	int r = remote_sh(scratch_format_script, args, NULL, 600, &out);
+	int r;
+	snprintf(name, sizeof(name), "formatting and mounting the scratch device (mkfs.%s)",
+		 mkfs_name());
+	r = remote_step(TS_MKFS, name, NULL, scratch_format_script, args, NULL, &out, &cause);
 	if (r)
-		snprintf(g->err, sizeof(g->err), "%s: the scratch device: %.300s", machine(),
-			 out.buf && *out.buf ? out.buf : "ssh failed");
+		snprintf(g->err, sizeof(g->err), "%s: the scratch device: %s", machine(), cause.buf);
 	else
 		info("kbench: %s: %s (%.0f s)", machine(), out.buf, now_mono() - t0);
 	sb_release(&out);
-	return r ? -1 : 0;
+	sb_release(&cause);
+	return r;
 }
 
 static int ssh_start(struct guest *g, const struct boot_params *p)
@@ -1098,6 +1271,8 @@ static const char doctor_script[] =
 	"else ok \"kexec support: the running kernel $k can load kernels\"; fi\n"
 	"if command -v mkinitramfs >/dev/null; then ok \"mkinitramfs: $(command -v mkinitramfs)\"\n"
 	"else bad 'mkinitramfs: not found: install initramfs-tools on the machine'; fi\n"
+	"if command -v setsid >/dev/null; then ok \"setsid: $(command -v setsid) (a step cut off at its deadline is stopped whole)\"\n"
+	"else bad 'setsid: not found: install util-linux on the machine'; fi\n"
 	"for d in /var/tmp /lib/modules; do\n"
 	"  m=$(df -Pk \"$d\" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')\n"
 	"  if [ \"${m:-0}\" -ge 1024 ]; then ok \"free space: $d has $m MiB\"\n"

@@ -18,6 +18,8 @@
  *   initrd_cache = 2           ; initrds kept on it between runs
  *   kernel_config = variant    ; or localyes: source-built variants get
  *                              ; the machine's running config as base
+ *   install_timeout = 900      ; and the other remote steps' deadlines,
+ *                              ; seconds each (target_steps[])
  *
  * power_cycle and console are argv lists split at spaces and tabs, as
  * suites split their lists: no shell and no quoting.
@@ -37,6 +39,27 @@ enum target_boot { TB_KEXEC, TB_REBOOT_ONCE };
 enum target_mkfs { TM_NO, TM_EXT4, TM_XFS };
 enum target_kconfig { TKC_VARIANT, TKC_LOCALYES };
 
+/* The ssh backend's remote steps that run with a deadline of their own,
+ * each set by a target-file key (whole seconds, 1..86400): the key, its
+ * default and what it covers are in target_steps[]. */
+enum target_step {
+	TS_COPY,        /* copy_timeout: each file copied to the machine */
+	TS_KBUILD_TREE, /* kbuild_tree_timeout: kbuild's kernel tree copied */
+	TS_INSTALL,     /* install_timeout: the modules, depmod, mkinitramfs */
+	TS_KEXEC,       /* kexec_timeout: kexec -l */
+	TS_GRUB,        /* grub_timeout: reboot-once's /boot copies, grub-reboot */
+	TS_MKFS,        /* mkfs_timeout: the scratch device formatted, mounted */
+	TS_CLEANUP,     /* cleanup_timeout: what kbench put there removed */
+	TS_N
+};
+
+struct target_step_def {
+	const char *key; /* its key in the target file */
+	int def_s;       /* its default, seconds */
+	const char *what; /* what the deadline covers (docs, help) */
+};
+extern const struct target_step_def target_steps[TS_N];
+
 struct target {
 	char path[KB_PATH_MAX];
 	char name[64];              /* the file's base name */
@@ -55,6 +78,7 @@ struct target {
 	int ssh_timeout_s;
 	int initrd_cache;           /* initrds kept in its /var/tmp/kbench-cache */
 	int kernel_config;          /* enum target_kconfig (run/targetcfg.h) */
+	int step_timeout_s[TS_N];   /* each remote step's deadline (target_steps) */
 };
 
 /* Load NAME (configs/targets/NAME.ini) or a path into T. 0, or -1 after an
@@ -64,6 +88,38 @@ int target_load(const char *name, struct target *t);
  * paths are taken from DIR) into T: what target_load does after reading. */
 int target_parse(const char *buf, size_t len, const char *path, struct target *t);
 void target_release(struct target *t);
+
+/* How a remote step ended, for target_step_cause. */
+struct target_step_end {
+	const char *step;   /* its name in messages: "making the initrd (mkinitramfs)" */
+	const char *key;    /* the target-file key that sets its deadline */
+	double limit_s;     /* that deadline */
+	int timed_out;      /* cut off at the deadline */
+	int interrupted;    /* cut off by Ctrl-C */
+	int status;         /* otherwise its exit status (255: ssh's own failure) */
+	const char *output; /* what it printed (the machine's words: untrusted), or NULL */
+};
+
+/* Why the step E failed, never empty, into OUT (for "cannot ...: CAUSE"):
+ * a step cut off at its deadline says which step, after how long, and the
+ * key that gives it more in the target file PATH; a failed one what it
+ * printed (its last 300 bytes, control bytes as '?'), or, when it printed
+ * nothing, its exit status. */
+void target_step_cause(struct strbuf *out, const char *path, const struct target_step_end *e);
+
+/* A remote step's script announces each part of it as it starts it, on a
+ * line of its own: TARGET_PART_MARK ID. */
+#define TARGET_PART_MARK "@kbench-step "
+struct target_part {
+	const char *id;   /* what the script prints after the mark */
+	const char *name; /* the part in messages */
+};
+/* The name of the part last announced in OUT (a step's output: the
+ * machine's, untrusted) among PARTS (ended by a NULL id; an id not there
+ * is ignored), or DFLT when none was; every announcement line is taken
+ * out of OUT. */
+const char *target_step_part(struct strbuf *out, const struct target_part *parts,
+			     const char *dflt);
 
 /* S quoted for a POSIX shell on the far side of ssh: 'S' with each ' as
  * '\'' (every byte else is literal inside single quotes). */

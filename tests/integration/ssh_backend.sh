@@ -27,6 +27,11 @@
 #    kexec), tinyconfig prepared there before the timer;
 #    after it the machine is on its default kernel, nothing left but the
 #    cache;
+#  - a remote step past its deadline (install_timeout = 20, mkinitramfs
+#    running): exit 1, the iteration failed saying which step, after how
+#    long and which key gives it more; the step stopped there, no
+#    mkinitramfs left running and none of its temporary files, nothing of
+#    kbench's but the cache as it was (no boot: it fails before the kexec);
 #  - boot = reboot-once (the lab boots through GRUB from its disk): a
 #    custom.cfg that is not kbench's refused; then a nightly on the lab
 #    (kbench nightly --target) whose variant GRUB boots once by its
@@ -112,7 +117,7 @@ EOF
 # nothing of kbench's on the lab machine (with "kept": but its initrd
 # cache, one initrd, and kbuild's tree), and its default kernel runs
 clean_lab() {
-	left=$(on_lab 'ls -d /var/tmp/kbench* /lib/modules/6.12* /boot/config-6.12* /srv/kbench-scratch/* /boot/kbench* /boot/grub/custom.cfg* 2>/dev/null; grub-editenv - list | grep "^next_entry=."')
+	left=$(on_lab 'ls -d /var/tmp/kbench* /var/tmp/mkinitramfs* /lib/modules/6.12* /boot/config-6.12* /srv/kbench-scratch/* /boot/kbench* /boot/grub/custom.cfg* 2>/dev/null; grub-editenv - list | grep "^next_entry=."')
 	cached=$(on_lab 'ls /var/tmp/kbench-cache/*/initrd.img 2>/dev/null | wc -l')
 	want=0
 	[ "${2:-}" = kept ] && { left=$(echo "$left" | grep -vx -e /var/tmp/kbench-cache -e /var/tmp/kbench-kbuild); want=1; }
@@ -327,6 +332,37 @@ clean_lab "campaign" kept
 # beside a QEMU run on this host (a captured one): another machine
 expect_exit 2 "$KB" compare "$top/tests/fixtures/results/rt-smoke.json" "$res" --out "$tmp/cmp"
 expect_out "machine: CPU model"
+
+# a remote step past its deadline (issue 33: a busy host took the install
+# step past its fixed 900 s, and the run said "cannot install the kernel: "
+# with nothing after the colon, mkinitramfs's temporary directories left
+# in /var/tmp). The lab gets the 6.12 modules in /lib/modules from its
+# cache's tars (as a machine with the variant's modules installed), so
+# the install step copies none, runs no depmod and starts mkinitramfs a
+# few seconds in; mkinitramfs takes about a minute there under TCG, and
+# install_timeout = 20 cuts it. Exit 1 (the iteration failed, before any
+# kexec: no boot) with the step, the time and the key; the step stopped
+# on the lab: no mkinitramfs running, none of its temporary files, the
+# cache as it was (one entry), nothing else of kbench's.
+t1=$(date +%s)
+rel=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["variant"]["kernel_release"])' "$res" 2>/dev/null)
+if [ -z "$rel" ] || ! on_lab "set -e; e=\$(ls -d /var/tmp/kbench-cache/*/ | head -n 1); mkdir /lib/modules/$rel; tar -xf \$e/modules.tar -C /lib/modules/$rel; tar -xf \$e/depmod.tar -C /lib/modules/$rel"; then
+	bad "install_timeout: the 6.12 modules ($rel) not put in the lab's /lib/modules from its cache"
+fi
+target "$tmp/slow.ini" "install_timeout=20"
+expect_exit 1 run --target "$tmp/slow.ini" --run-id slow
+expect_out "kernel copied in [0-9]* s$"
+expect_out "cannot install the kernel: the step 'making the initrd (mkinitramfs)' did not finish within 20 s; give it more time with install_timeout = N (seconds) in '$tmp/slow.ini'"
+python3 -c 'import json, sys; it = json.load(open(sys.argv[1]))["iterations"][0]; e = it.get("error") or ""; assert it["status"] == "failed" and "install_timeout = N" in e and "did not finish within 20 s" in e, it; assert not it.get("workloads"), it' \
+	"$tmp/r/runs/slow/results.json" && ok "install_timeout: the iteration failed naming the step, the time and the key" ||
+	bad "install_timeout: results.json"
+running=$(on_lab "pgrep -af 'mkinitr[a]mfs'")
+entries=$(on_lab 'ls -d /var/tmp/kbench-cache/*/ | wc -l')
+[ -z "$running" ] && [ "$entries" = 1 ] && ok "install_timeout: the step stopped on the lab, its cache as it was" ||
+	bad "install_timeout: still running on the lab: '$running'; cache entries: $entries (want 1)"
+on_lab "rm -rf /lib/modules/$rel"
+clean_lab "install_timeout" kept
+echo "install_timeout case: $(($(date +%s) - t1)) s"
 
 # boot = reboot-once, for a machine where kexec fails: kbench copies the
 # kernel and the cached initrd to /boot/kbench-XXXXXXXX, writes a
