@@ -96,6 +96,16 @@ extern const struct backend_ops qemu_backend;
 extern const struct backend_ops local_backend;
 extern const struct backend_ops ssh_backend;
 extern const struct backend_ops lava_backend;
+/* QEMU's arguments after its binary for boot P, the agent's socket at
+ * SOCK: everything the guest gets of the host is here (test_harness
+ * test_qemu_args checks it against docs/security.md). (qemu.c) */
+void qemu_args(struct strvec *a, const struct boot_params *p, const char *sock);
+/* The agent's socket of a boot in WORKDIR, into OUT: WORKDIR/agent.sock,
+ * or, when that is too long for a UNIX socket, agent.sock in a private
+ * mkdtemp directory /tmp/kbench-sock.XXXXXX. 0, or -1 with ERR. (qemu.c) */
+int qemu_sock_path(const char *workdir, char *out, size_t n, char *err, size_t errlen);
+/* Remove SOCK, and its directory when it is a /tmp/kbench-sock.* one. */
+void qemu_sock_remove(const char *sock);
 /* The test steps of a LAVA job that run kbench's agent back to HOST:PORT
  * (IPv4), appended to STEPS: first eth0 brought up on QEMU's user network
  * unless NETWORK_UP (the lab file's device_network = up); an agent whose

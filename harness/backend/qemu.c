@@ -205,11 +205,44 @@ static int qemu_connect(struct guest *g, const struct boot_params *p)
 	return 0;
 }
 
+int qemu_sock_path(const char *workdir, char *out, size_t n, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	char dir[] = "/tmp/kbench-sock.XXXXXX";
+	snprintf(out, n, "%s/agent.sock", workdir);
+	if (strlen(out) < sizeof(sa.sun_path))
+		return 0;
+	/* UNIX socket paths are short: fall back to a private directory
+	 * under /tmp (mkdtemp: not a predictable name, mode 700) */
+	if (!mkdtemp(dir)) {
+		snprintf(err, errlen, "mkdtemp %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(out, n, "%s/agent.sock", dir);
+	return 0;
+}
+
+void qemu_sock_remove(const char *sock)
+{
+	char dir[KB_PATH_MAX];
+	unlink(sock);
+	if (!strncmp(sock, "/tmp/kbench-sock.", 17)) {
+		snprintf(dir, sizeof(dir), "%s", sock);
+		*strrchr(dir, '/') = 0; /* the mkdtemp directory */
+		rmdir(dir);
+	}
+}
+
+void qemu_args(struct strvec *a, const struct boot_params *p, const char *sock)
+{
+	push_machine(a, p);
+	push_devices(a, p, sock);
+}
+
 static int qemu_start(struct guest *g, const struct boot_params *p)
 {
 	struct qemu_guest *q = xmalloc(sizeof(*q));
 	char *bin = which(QEMU_BIN), *qlog;
-	struct sockaddr_un sa;
 	int r;
 
 	memset(q, 0, sizeof(*q));
@@ -225,24 +258,18 @@ static int qemu_start(struct guest *g, const struct boot_params *p)
 		snprintf(g->err, sizeof(g->err),
 			 "a path given to QEMU has a newline or control character (work directory "
 			 "'%s', console log '%s'): QEMU cannot take it", p->workdir, p->console_log);
+		free(bin);
 		return -1;
 	}
-	snprintf(q->sock, sizeof(q->sock), "%s/agent.sock", p->workdir);
-	if (strlen(q->sock) >= sizeof(sa.sun_path)) {
-		/* UNIX socket paths are short: fall back to a private directory
-		 * under /tmp (mkdtemp: not a predictable name) */
-		char dir[] = "/tmp/kbench-sock.XXXXXX";
-		if (!mkdtemp(dir)) {
-			snprintf(g->err, sizeof(g->err), "mkdtemp %s: %s", dir, strerror(errno));
-			return -1;
-		}
-		snprintf(q->sock, sizeof(q->sock), "%s/agent.sock", dir);
+	if (qemu_sock_path(p->workdir, q->sock, sizeof(q->sock), g->err, sizeof(g->err))) {
+		q->sock[0] = '\0';
+		free(bin);
+		return -1;
 	}
 	unlink(q->sock);
 	strvec_push(&q->proc.argv, bin);
 	free(bin);
-	push_machine(&q->proc.argv, p);
-	push_devices(&q->proc.argv, p, q->sock);
+	qemu_args(&q->proc.argv, p, q->sock);
 	/* QEMU's own messages go beside the console log */
 	qlog = xasprintf("%s%s", p->console_log, qemu_backend.side_log);
 	q->proc.stdout_path = q->proc.stderr_path = qlog;
@@ -289,13 +316,8 @@ static void qemu_release(struct guest *g)
 	struct qemu_guest *q = g->priv;
 	if (!q)
 		return;
-	if (q->sock[0]) {
-		unlink(q->sock);
-		if (!strncmp(q->sock, "/tmp/kbench-sock.", 17)) {
-			*strrchr(q->sock, '/') = 0; /* the mkdtemp directory */
-			rmdir(q->sock);
-		}
-	}
+	if (q->sock[0])
+		qemu_sock_remove(q->sock);
 	child_release(&q->proc);
 	free(q);
 }

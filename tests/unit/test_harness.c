@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <netinet/in.h>
@@ -19,6 +20,7 @@
 #include "backend/guest.h"
 #include "backend/image.h"
 #include "backend/lava_log.h"
+#include "agent/proto.h"
 #include "kernel/apt.h"
 #include "kernel/subject.h"
 #include "core/config.h"
@@ -438,6 +440,294 @@ static void test_hostroot_stage_etc(void **state)
 	assert_int_equal(rm_rf(etc), 0);
 }
 
+/* Is OPT one of QEMU's options kbench may give (VALUED: it takes a value)?
+ * Any other (-net, -nic, -netdev, -virtfs, -hda, -cdrom, -usb, ...) would
+ * give the guest more of the host than docs/security.md says. */
+static int qemu_opt_known(const char *opt, int *valued)
+{
+	static const char *const flags[] = { "-nodefaults", "-no-user-config", "-no-reboot", NULL };
+	static const char *const withval[] = { "-display", "-machine", "-accel", "-cpu", "-smp", "-m",
+					       "-kernel", "-initrd", "-append", "-chardev", "-serial",
+					       "-device", "-drive", "-fsdev", NULL };
+	for (int i = 0; flags[i]; i++)
+		if (!strcmp(opt, flags[i]))
+			return *valued = 0, 1;
+	for (int i = 0; withval[i]; i++)
+		if (!strcmp(opt, withval[i]))
+			return *valued = 1, 1;
+	return 0;
+}
+
+/* What QEMU's arguments give the guest, checked as docs/security.md says
+ * it: COUNTS (out) of -drive, -fsdev and -chardev values. */
+static void qemu_args_check(const struct boot_params *p, const char *sock, int counts[3])
+{
+	struct strvec a = STRVEC_INIT;
+	char want[600], etc[300];
+	int nodefaults = 0, valued = 0;
+	counts[0] = counts[1] = counts[2] = 0;
+	qemu_args(&a, p, sock);
+	hostroot_etc_dir(p->workdir, etc, sizeof(etc));
+	for (size_t i = 0; i < a.n; i++) {
+		const char *o = a.v[i], *v;
+		if (!qemu_opt_known(o, &valued))
+			fail_msg("QEMU is given '%s', an option the guest's view of the host "
+				 "(docs/security.md) does not list", o);
+		nodefaults |= !strcmp(o, "-nodefaults");
+		if (!valued)
+			continue;
+		assert_true(i + 1 < a.n);
+		v = a.v[++i];
+		/* the cached kbuild image is never given to QEMU, only its layer */
+		if (p->build_disk && strstr(v, p->build_disk))
+			fail_msg("QEMU is given the cached kbuild image: '%s %s'", o, v);
+		if (!strcmp(o, "-display")) {
+			assert_string_equal(v, "none");
+		} else if (!strcmp(o, "-kernel")) {
+			assert_string_equal(v, p->kernel);
+		} else if (!strcmp(o, "-initrd")) {
+			assert_string_equal(v, p->initrd);
+		} else if (!strcmp(o, "-serial")) {
+			assert_string_equal(v, "chardev:con");
+		} else if (!strcmp(o, "-chardev")) {
+			counts[2]++;
+			snprintf(want, sizeof(want), "file,id=con,path=%s", p->console_log);
+			if (strcmp(v, want)) {
+				snprintf(want, sizeof(want), "socket,id=agent,path=%s,server=on,wait=off", sock);
+				assert_string_equal(v, want);
+			}
+		} else if (!strcmp(o, "-device")) {
+			if (strncmp(v, "virtio-serial-pci,", 18) && strncmp(v, "virtserialport,", 15) &&
+			    strncmp(v, "virtio-blk-pci,", 15) && strncmp(v, "virtio-9p-pci,", 14))
+				fail_msg("QEMU is given device '%s'", v);
+		} else if (!strcmp(o, "-drive")) {
+			/* a disk of the boot's own work directory: the scratch
+			 * disk (raw) or the kbuild disk's layer (qcow2) */
+			counts[0]++;
+			snprintf(want, sizeof(want), "file=%s/scratch.img,if=none,id=scratch,format=raw,",
+				 p->workdir);
+			if (strncmp(v, want, strlen(want))) {
+				snprintf(want, sizeof(want), "file=%s/kbuild.qcow2,if=none,id=%s,format=qcow2,",
+					 p->workdir, KB_KBUILD_SERIAL);
+				if (strncmp(v, want, strlen(want)))
+					fail_msg("QEMU is given a disk that is not the boot's own: '%s'", v);
+			}
+		} else if (!strcmp(o, "-fsdev")) {
+			/* read-only, of the host's top directories or the staged /etc */
+			const char *path = strstr(v, ",path="), *end;
+			char dir[300];
+			static const char *const tops[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
+							    "/lib64", "/libx32", NULL };
+			int top = 0;
+			counts[1]++;
+			if (!strstr(v, ",readonly=on,") || !strstr(v, ",security_model=none,"))
+				fail_msg("a share that is not read-only: '%s'", v);
+			assert_non_null(path);
+			path += 6;
+			end = strchr(path, ',');
+			assert_non_null(end);
+			snprintf(dir, sizeof(dir), "%.*s", (int)(end - path), path);
+			for (int t = 0; tops[t]; t++)
+				top |= !strcmp(dir, tops[t]);
+			if (!top && strcmp(dir, etc))
+				fail_msg("QEMU shares '%s' (not /usr, /bin, /sbin, /lib* or the staged /etc)",
+					 dir);
+		}
+	}
+	assert_true(nodefaults); /* and with it QEMU adds no NIC, no disks, no monitor */
+	strvec_clear(&a);
+}
+
+/* Everything a QEMU guest gets of the host (docs/security.md): its
+ * kernel and initramfs, the console file, the agent's socket; a raw
+ * scratch disk and the kbuild disk's copy-on-write layer, both in the
+ * boot's work directory (the cached kbuild image itself is not given to
+ * QEMU); with the toolchain share, the host's top directories that are
+ * not links and the staged /etc (never /etc), each read-only; without
+ * it, no share at all; -nodefaults (QEMU adds no NIC) and no network
+ * option or device. */
+static void test_qemu_args(void **state)
+{
+	struct boot_params p = { .kernel = "/c/kernels/vmlinuz-6.12", .initrd = "/c/initramfs/i.cpio",
+				 .cmdline = "quiet", .console_log = "/r/runs/x/console/iter-1.log",
+				 .workdir = "/c/tmp/run-42", .vcpus = 2, .mem_mb = 2048 };
+	struct host_entry e[HOSTROOT_MAX];
+	int n = hostroot_layout(e, HOSTROOT_MAX), shared = 0, c[3];
+	(void)state;
+	for (int i = 0; i < n; i++)
+		shared += !e[i].is_link;
+	assert_true(shared >= 2); /* /usr and /etc at least */
+	/* hackbench: no disk, no share */
+	qemu_args_check(&p, "/c/tmp/run-42/agent.sock", c);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 0);
+	assert_int_equal(c[2], 2);
+	/* dbench and kbuild: the scratch disk, the layer, the shares */
+	p.scratch_mb = 64;
+	p.build_disk = "/c/kbuild/0123456789abcdef01234567/disk.img";
+	p.hostroot = 1;
+	qemu_args_check(&p, "/tmp/kbench-sock.AbC123/agent.sock", c);
+	assert_int_equal(c[0], 2);
+	assert_int_equal(c[1], shared);
+	assert_int_equal(c[2], 2);
+}
+
+/* The agent's socket: in the boot's work directory while the path fits a
+ * UNIX socket (107 characters), else in a new private directory under
+ * /tmp for each boot (mkdtemp: mode 700, not a predictable name), which
+ * qemu_sock_remove removes with the socket. */
+static void test_qemu_sock_path(void **state)
+{
+	char wd[] = "/tmp/kbench-test-sockwd-XXXXXX", longwd[200], sock[300], sock2[300], err[200];
+	char dir[300];
+	struct sockaddr_un sa;
+	struct stat st;
+	size_t room = sizeof(sa.sun_path) - 1 - strlen("/agent.sock"); /* 96 */
+	(void)state;
+	assert_non_null(mkdtemp(wd));
+	assert_int_equal(qemu_sock_path(wd, sock, sizeof(sock), err, sizeof(err)), 0);
+	snprintf(dir, sizeof(dir), "%s/agent.sock", wd);
+	assert_string_equal(sock, dir);
+	write_text(sock, "x");
+	qemu_sock_remove(sock);
+	assert_false(path_exists(sock));
+	assert_true(path_exists(wd)); /* the work directory is not the socket's to remove */
+	/* the longest work directory that still holds it, and one more */
+	snprintf(longwd, sizeof(longwd), "/%0*d", (int)room - 1, 0);
+	assert_int_equal(strlen(longwd), room);
+	assert_int_equal(qemu_sock_path(longwd, sock, sizeof(sock), err, sizeof(err)), 0);
+	assert_int_equal(strncmp(sock, longwd, room), 0);
+	assert_int_equal(strlen(sock), sizeof(sa.sun_path) - 1);
+	snprintf(longwd, sizeof(longwd), "/%0*d", (int)room, 0);
+	assert_int_equal(qemu_sock_path(longwd, sock, sizeof(sock), err, sizeof(err)), 0);
+	assert_int_equal(strncmp(sock, "/tmp/kbench-sock.", 17), 0);
+	assert_true(strlen(sock) < sizeof(sa.sun_path));
+	assert_string_equal(strrchr(sock, '/'), "/agent.sock");
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(sock, '/') - sock), sock);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_uid, geteuid());
+	/* another boot, another directory */
+	assert_int_equal(qemu_sock_path(longwd, sock2, sizeof(sock2), err, sizeof(err)), 0);
+	assert_string_not_equal(sock, sock2);
+	write_text(sock, "x");
+	qemu_sock_remove(sock);
+	assert_false(path_exists(dir));
+	qemu_sock_remove(sock2);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(sock2, '/') - sock2), sock2);
+	assert_false(path_exists(dir));
+	assert_int_equal(rm_rf(wd), 0);
+}
+
+static int file_has(const char *path, off_t at, const void *bytes, size_t n)
+{
+	char buf[64];
+	FILE *f = fopen(path, "rb");
+	int same;
+	assert_non_null(f);
+	assert_true(n <= sizeof(buf));
+	same = fseeko(f, at, SEEK_SET) == 0 && fread(buf, 1, n, f) == n && !memcmp(buf, bytes, n);
+	fclose(f);
+	return same;
+}
+
+/* The qcow2 image PATH's backing file name (its header, big-endian). */
+static void qcow2_backing(const char *path, char *out, size_t n)
+{
+	unsigned char h[4096];
+	unsigned long long off = 0;
+	unsigned len;
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f) >= 20, 1);
+	fclose(f);
+	assert_memory_equal(h, "QFI\xfb", 4);
+	for (int i = 8; i < 16; i++)
+		off = off << 8 | h[i];
+	len = (unsigned)h[16] << 24 | (unsigned)h[17] << 16 | (unsigned)h[18] << 8 | h[19];
+	assert_true(off > 0 && off + len <= sizeof(h) && len < n);
+	snprintf(out, n, "%.*s", (int)len, (const char *)h + off);
+}
+
+/* What each boot's prepare makes for the guest and its cleanup removes
+ * (docs/security.md), all in the boot's work directory: a scratch disk
+ * made anew for every boot (a fresh ext4: what the last boot wrote is
+ * gone), the kbuild disk's qcow2 layer over the cached image, which
+ * stays byte for byte as it was, and the staged /etc. */
+static void test_qemu_boot_files(void **state)
+{
+	char wd[] = "/tmp/kbench-test-boot-XXXXXX", img[300], f[300], err[300], back[300];
+	char before[65], after[65];
+	static const unsigned char ext4_magic[] = { 0x53, 0xef };
+	struct boot_params p = { .scratch_mb = 8, .hostroot = 1 };
+	struct stat st;
+	struct timespec mtime;
+	FILE *fp;
+	(void)state;
+	assert_non_null(mkdtemp(wd));
+	p.workdir = wd;
+	/* the cached kbuild image (a raw disk) */
+	snprintf(img, sizeof(img), "%s.disk.img", wd);
+	fp = fopen(img, "wb");
+	assert_non_null(fp);
+	for (int i = 0; i < 1024; i++)
+		fprintf(fp, "%-1023d\n", i);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(sha256_file_hex(img, before), 0);
+	assert_int_equal(stat(img, &st), 0);
+	mtime = st.st_mtim;
+	p.build_disk = img;
+	assert_int_equal(qemu_backend.prepare(&p, err, sizeof(err)), 0);
+	/* the scratch disk: a fresh ext4 of its size */
+	snprintf(f, sizeof(f), "%s/scratch.img", wd);
+	assert_int_equal(stat(f, &st), 0);
+	assert_int_equal(st.st_size, 8 << 20);
+	assert_true(file_has(f, 1024 + 56, ext4_magic, 2));
+	/* the guest's writes land in its boot's disk only: the next boot's is
+	 * made anew */
+	fp = fopen(f, "r+b");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 4 << 20, SEEK_SET), 0);
+	assert_int_equal(fputs("written by boot 1", fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+	assert_true(file_has(f, 4 << 20, "written by boot 1", 17));
+	/* the layer over the cached image */
+	snprintf(f, sizeof(f), "%s/kbuild.qcow2", wd);
+	qcow2_backing(f, back, sizeof(back));
+	assert_string_equal(back, img);
+	/* the staged /etc: passwd written by kbench */
+	snprintf(f, sizeof(f), "%s/hostetc/passwd", wd);
+	assert_true(path_exists(f));
+	qemu_backend.cleanup(&p);
+	for (const char *x = "scratch.img\0kbuild.qcow2\0hostetc\0"; *x; x += strlen(x) + 1) {
+		snprintf(f, sizeof(f), "%s/%s", wd, x);
+		if (path_exists(f))
+			fail_msg("'%s' is left after the boot's cleanup", x);
+	}
+	/* the next boot: a new scratch disk, without the last boot's writes */
+	assert_int_equal(qemu_backend.prepare(&p, err, sizeof(err)), 0);
+	snprintf(f, sizeof(f), "%s/scratch.img", wd);
+	assert_false(file_has(f, 4 << 20, "written by boot 1", 17));
+	assert_true(file_has(f, 1024 + 56, ext4_magic, 2));
+	/* made again over a boot that was not cleaned up (killed) too */
+	fp = fopen(f, "r+b");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 4 << 20, SEEK_SET), 0);
+	assert_int_equal(fputs("written by boot 2", fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(qemu_backend.prepare(&p, err, sizeof(err)), 0);
+	assert_false(file_has(f, 4 << 20, "written by boot 2", 17));
+	qemu_backend.cleanup(&p);
+	/* the cached image as it was, its time too */
+	assert_int_equal(sha256_file_hex(img, after), 0);
+	assert_string_equal(before, after);
+	assert_int_equal(stat(img, &st), 0);
+	assert_true(st.st_mtim.tv_sec == mtime.tv_sec && st.st_mtim.tv_nsec == mtime.tv_nsec);
+	assert_int_equal(unlink(img), 0);
+	assert_int_equal(rm_rf(wd), 0);
+}
+
 /* The initramfs file list: a walk or a write that fails is an error (the
  * results of nftw and fclose were ignored: a short list made an image
  * without the agent's files and a guest that never answered). */
@@ -763,7 +1053,8 @@ int main(void)
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show),
 		cmocka_unit_test(test_trouble),           cmocka_unit_test(test_qemu_opt_escape),
-		cmocka_unit_test(test_hostroot_stage_etc),
+		cmocka_unit_test(test_hostroot_stage_etc), cmocka_unit_test(test_qemu_args),
+		cmocka_unit_test(test_qemu_sock_path),    cmocka_unit_test(test_qemu_boot_files),
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
 		cmocka_unit_test(test_agent_stdio),
