@@ -3,7 +3,8 @@
  * Durability: WAL journal with synchronous=FULL, one BEGIN IMMEDIATE ..
  * COMMIT per run or night update. SQLite's journal makes a transaction
  * all or nothing across a crash of the writer (tests/integration/
- * history.sh kills one mid-write with KBENCH_HISTORY_TEST_CRASH).
+ * history.sh kills one mid-write with KBENCH_HISTORY_TEST_CRASH, and
+ * with a real SIGKILL in an import slowed by KBENCH_HISTORY_TEST_SLOW_MS).
  */
 #include "history/history.h"
 #include "stats/compare.h"
@@ -289,6 +290,21 @@ static void test_crash_point(void)
 	}
 }
 
+/* KBENCH_HISTORY_TEST_SLOW_MS=N: every run's transaction waits N ms
+ * before its COMMIT, so that history.sh's real SIGKILL, sent once the
+ * import has committed its first run, lands in the middle of the import
+ * (a 150-run import took 0.3 s here: it finished before the kill). */
+static void test_slow_point(void)
+{
+	static long ms = -1;
+	if (ms < 0) {
+		const char *e = getenv("KBENCH_HISTORY_TEST_SLOW_MS");
+		ms = e && *e && atol(e) > 0 ? atol(e) : 0;
+	}
+	if (ms > 0)
+		usleep((useconds_t)(ms > 10000 ? 10000 : ms) * 1000);
+}
+
 static int insert_samples(struct history *h, sqlite3_int64 run, json_object *doc)
 {
 	json_object *its = jget(doc, "iterations");
@@ -421,6 +437,7 @@ int history_record_as(struct history *h, json_object *doc, const char *dir, cons
 		goto out;
 	}
 	ret = 0;
+	test_slow_point();
 out:
 	if (st)
 		sqlite3_finalize(st);

@@ -895,7 +895,10 @@ static int check_space(const char *runs)
 		struct statvfs sv;
 		snprintf(dir, sizeof(dir), "%s", need[i].cache ? cache_root() : runs);
 		if (mkdir_p(dir, 0755)) {
-			bad = -1;
+			/* mkdir_p said why; this says what it is for and, for the
+			 * cache, where else to go (faults.sh case 7) */
+			bad = error("'%s' is not writable: kbench needs it for %s%s", dir, need[i].what,
+				    need[i].cache ? "; set KBENCH_CACHE to a writable directory" : "");
 			continue;
 		}
 		if (access(dir, W_OK)) {

@@ -3,6 +3,7 @@
 # exit status, no QEMU left behind, and every completed iteration kept.
 #   init crashes -> kernel panic      agent never answers
 #   lockdep report on the console     SIGINT / SIGTERM / SIGKILL + --resume
+#   --resume refused after the suite or the kernel changed
 #   truncated results file            corrupt kernel in the cache
 #   unwritable cache, too much memory, no QEMU on PATH
 #   a boot that panics once (tried again) or every time
@@ -21,7 +22,7 @@ no_qemu() {
 	fi
 }
 printf '[suite]\nname = faults\niterations = 1\n[hackbench]\ngroups = 2\nloops = 50\n' >"$tmp/one.ini"
-printf '[suite]\nname = faults\niterations = 6\n[hackbench]\ngroups = 2\nloops = 50\n' >"$tmp/six.ini"
+printf '[suite]\nname = faults\niterations = 4\n[hackbench]\ngroups = 2\nloops = 50\n' >"$tmp/four.ini"
 py=/usr/bin/python3
 
 # 1. init crashes: the kernel panics; panic=-1 and -no-reboot end QEMU at once
@@ -89,17 +90,21 @@ assert w["status"] == "ok" and w["metrics"]["time"]["value"] > 0, w
 PY
 no_qemu 0 "lockdep splat"
 
-# 4. signals mid-run, then --resume: the same result file as an uninterrupted run
+# 4. a signal in the third of four iterations, two done, then --resume,
+# which runs the last two: the same result file as an uninterrupted run
 for sig in INT TERM KILL; do
 	id=sig-$sig
-	"$KB" run --kernel rt-stock --suite "$tmp/six.ini" --reports "$tmp/r" --run-id $id >"$tmp/$id.log" 2>&1 &
+	"$KB" run --kernel rt-stock --suite "$tmp/four.ini" --reports "$tmp/r" --run-id $id >"$tmp/$id.log" 2>&1 &
 	pid=$!
-	# wait until two iterations are done, then signal in the middle of the third
-	for i in $(seq 1 120); do
-		[ "$(wc -l <"$tmp/r/runs/$id/index.jsonl" 2>/dev/null || echo 0)" -ge 2 ] && break
-		sleep 1
+	# wait until the third iteration's QEMU has started (its console log
+	# is there), then signal while it boots (boots take seconds: the
+	# signal cannot miss the iteration, under TCG or KVM)
+	for i in $(seq 1 900); do
+		[ -e "$tmp/r/runs/$id/console/iter-3.log" ] && break
+		kill -0 $pid 2>/dev/null || break # the run ended early: the checks below say how
+		sleep 0.2
 	done
-	sleep 4
+	sleep 0.5
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -108,22 +113,62 @@ for sig in INT TERM KILL; do
 	*) [ $rc = 1 ] && ok "SIG$sig: exit 1" || { bad "SIG$sig: exit $rc"; cat "$tmp/$id.log"; } ;;
 	esac
 	no_qemu 3 "SIG$sig"
-	$py - "$tmp/r/runs/$id/results.json" $sig <<'PY' && ok "SIG$sig: finished iterations kept" || bad "SIG$sig: results"
+	# the signal came in iteration 3: SIGINT and SIGTERM mark it
+	# interrupted (status failed, "interrupted": true, which --resume runs
+	# again) and the run "interrupted"; after SIGKILL the file is as saved
+	# after iteration 2 (status "running")
+	$py - "$tmp/r/runs/$id" $sig <<'PY' && ok "SIG$sig: iterations 1-2 kept, iteration 3 cut short" || { bad "SIG$sig: results"; cat "$tmp/$id.log"; }
+import json, os, sys
+d = json.load(open(os.path.join(sys.argv[1], "results.json")))
+its = [(i["index"], i["status"], i.get("interrupted", False)) for i in d["iterations"]]
+if sys.argv[2] == "KILL":
+    assert d["status"] == "running", d["status"]
+    assert its == [(1, "ok", False), (2, "ok", False)], its
+else:
+    assert d["status"] == "interrupted", d["status"]
+    assert its == [(1, "ok", False), (2, "ok", False), (3, "failed", True)], its
+    assert d["iterations"][2]["error"], d["iterations"][2]
+assert os.path.exists(os.path.join(sys.argv[1], "console", "iter-3.log"))
+PY
+	if [ $sig = INT ]; then
+		# --resume refused, before anything boots, when the suite or the
+		# kernel is no longer the run's (run.c resume_matches): the run
+		# directory is left as it was, byte for byte
+		d="$tmp/r/runs/$id"
+		(cd "$d" && find . -type f -exec sha256sum {} + | sort) >"$tmp/refused.before"
+		cp "$tmp/four.ini" "$tmp/four.ini.orig"
+		sed -i 's/^loops = 50$/loops = 60/' "$tmp/four.ini"
+		expect_exit 2 "$KB" run --resume "$d"
+		expect_out "error: --resume: suite '.*four.ini' has changed since the run started (workloads or parameters differ from results.json): start a new run"
+		cp "$tmp/four.ini.orig" "$tmp/four.ini"
+		# the kernel: the run's record names another package version than
+		# the cached kernel's (as after a fetch --refresh that got a new one)
+		cp "$d/results.json" "$tmp/refused.json"
+		$py - "$d/results.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-done = [i for i in d["iterations"] if i["status"] == "ok"]
-assert len(done) >= 2, d["iterations"]
-assert d["status"] == ("running" if sys.argv[2] == "KILL" else "interrupted"), d["status"]
+d["variant"]["package_version"] = "0.0-kbench-test"
+json.dump(d, open(sys.argv[1], "w"))
 PY
+		expect_exit 2 "$KB" run --resume "$d"
+		expect_out "error: --resume: variant 'rt-stock' is now .*, the run used 0.0-kbench-test: start a new run"
+		cp "$tmp/refused.json" "$d/results.json"
+		(cd "$d" && find . -type f -exec sha256sum {} + | sort) >"$tmp/refused.after"
+		[ -s "$tmp/refused.before" ] && cmp -s "$tmp/refused.before" "$tmp/refused.after" && ok "refused resumes wrote nothing" ||
+			{ bad "a refused resume changed the run directory"; diff "$tmp/refused.before" "$tmp/refused.after"; }
+	fi
 	expect_exit 0 "$KB" run --resume "$tmp/r/runs/$id"
-	expect_out "resuming: iteration"
+	# only the interrupted and the missing iteration ran again
+	[ "$(grep -c 'resuming: iteration' "$tmp/out")" = 2 ] && grep -q "resuming: iteration 3$" "$tmp/out" &&
+		grep -q "resuming: iteration 4$" "$tmp/out" && ok "SIG$sig: --resume ran iterations 3 and 4 only" ||
+		{ bad "SIG$sig: --resume ran other iterations"; grep "resuming" "$tmp/out"; }
 	$py - "$tmp/r/runs/$id/results.json" <<'PY' && ok "SIG$sig: --resume completed the run" || bad "SIG$sig: resume"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "complete", d["status"]
-assert [i["index"] for i in d["iterations"]] == [1, 2, 3, 4, 5, 6], d["iterations"]
-assert all(i["status"] == "ok" for i in d["iterations"])
-assert d["summary"]["hackbench"]["time"]["n"] == 6, d["summary"]
+assert [i["index"] for i in d["iterations"]] == [1, 2, 3, 4], d["iterations"]
+assert all(i["status"] == "ok" and not i.get("interrupted") for i in d["iterations"])
+assert d["summary"]["hackbench"]["time"]["n"] == 4, d["summary"]
 assert len(d["resumed"]) == 1
 PY
 	expect_exit 0 "$KB" validate "$tmp/r/runs/$id"
@@ -150,7 +195,8 @@ def files(d):
     return out
 got, ref = files(sys.argv[1]), files(sys.argv[2])
 assert got[0] == ref[0], ("run directory", got[0] ^ ref[0])
-for i in range(1, 7):
+assert sorted(got) == [0, 1, 2, 3, 4], sorted(got)
+for i in range(1, 5):
     assert got.get(i) == got[1], (i, got.get(i, set()) ^ got[1])
 d = json.load(open(os.path.join(sys.argv[1], "results.json")))
 u = json.load(open(os.path.join(sys.argv[2], "results.json")))
@@ -158,8 +204,9 @@ assert set(d) - {"resumed"} == set(u), set(d) ^ set(u)
 keys = lambda it: (set(it) - {"boot_retries"}, [set(w) for w in it["workloads"]])
 for it in d["iterations"]:
     assert keys(it) == keys(d["iterations"][0]), (it["index"], keys(it), keys(d["iterations"][0]))
-n = sum(1 for _ in open(os.path.join(sys.argv[1], "index.jsonl")))
-assert n >= 6, n
+# index.jsonl: a line for every iteration that ended (the interrupted one too)
+idx = {json.loads(l)["index"] for l in open(os.path.join(sys.argv[1], "index.jsonl"))}
+assert idx == {1, 2, 3, 4}, idx
 PY
 done
 # resuming a complete run runs nothing
@@ -250,7 +297,8 @@ rm -rf "$tmp/cache2"
 
 # 7. resources: unwritable cache, more memory than the host has, no QEMU
 KBENCH_CACHE=/proc/kbench-cache expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r"
-expect_out "kbench-cache"
+expect_out "cannot create directory '/proc/kbench-cache'"
+expect_out "error: '/proc/kbench-cache' is not writable: kbench needs it for scratch disks and images; set KBENCH_CACHE to a writable directory"
 expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --memory 1000000 --reports "$tmp/r"
 expect_out "more than the .* MiB free on this host"
 PATH=/nonexistent expect_exit 2 "$KB" run --kernel rt-stock --suite "$tmp/one.ini" --reports "$tmp/r"

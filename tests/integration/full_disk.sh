@@ -51,10 +51,23 @@ if pgrep -f "qemu-system-x86_64.*$tmp" >/dev/null; then
 else
 	ok "no QEMU left"
 fi
+# nothing in the history: the stopped run did not record itself (the
+# resume below says "recorded in history", so the words are right), and
+# the history beside it, if there is one, holds no run
+h="$tmp/full/r/history.sqlite"
+grep -q "recorded in history" "$tmp/run.log" && bad "the stopped run was recorded in the history" ||
+	ok "the stopped run was not recorded in the history"
+if [ -e "$h" ]; then
+	expect_exit 0 env KBENCH_HISTORY="$h" "$KB" history --suite full
+	expect_out "^0 runs$"
+else
+	ok "no history beside the stopped run"
+fi
 
 # 3. space freed: --resume finishes the run; the history has it once
 rm -f "$tmp/full/fill"
 expect_exit 0 "$KB" run --resume "$tmp/full/r/runs/full"
+expect_out "kbench: recorded in history $tmp/full/r/history.sqlite"
 $py - "$tmp/full/r/runs/full/results.json" <<'PY' && ok "resumed to 3 ok iterations" || bad "resume after a full disk"
 import json, sys
 d = json.load(open(sys.argv[1]))

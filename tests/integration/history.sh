@@ -2,7 +2,8 @@
 # The history database without booting anything (synthetic results from
 # build/synth-runs): import and filters, duplicates, a writer killed in the
 # middle of a transaction (KBENCH_HISTORY_TEST_CRASH, and a real SIGKILL
-# during a large import) loses nothing committed and leaves the database
+# during a large import slowed by KBENCH_HISTORY_TEST_SLOW_MS, proven to
+# have landed before its end) loses nothing committed and leaves the database
 # intact, a frozen version 1 database is migrated keeping its runs, a
 # database from a newer schema and a foreign one are refused.
 . "$(dirname "$0")/../lib.sh"
@@ -53,10 +54,15 @@ orphans=$(sqlite3 "$db" "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 
 expect_exit 0 "$KB" history import "$tmp/more"
 expect_out "6 runs added, 2 already there"
 
-# a real SIGKILL at an arbitrary moment of a large import
+# a real SIGKILL in the middle of a large import: each run's transaction
+# waits 20 ms before its COMMIT (KBENCH_HISTORY_TEST_SLOW_MS; unslowed, the
+# 150 runs took 0.3 s and were all in before the kill came), so the import
+# takes 3 s or more and the kill, sent at its first commit, lands inside it.
+# Proof that it did: the importer died of SIGKILL (137, not 0: it had not
+# finished), it never printed its count, and part of the runs are in.
 for i in $(seq 1 150); do "$S" "$tmp/big/b-$i" rt "b-$i" "3$i" --iterations 20 >/dev/null; done
 before=$(sqlite3 "$db" "SELECT count(*) FROM runs")
-"$KB" history import "$tmp/big" >"$tmp/big.log" 2>&1 &
+KBENCH_HISTORY_TEST_SLOW_MS=20 "$KB" history import "$tmp/big" >"$tmp/big.log" 2>&1 &
 pid=$!
 # wait until it has committed something, then kill it
 k=0
@@ -65,13 +71,21 @@ while [ "$k" -lt 200 ]; do
 	[ "${now:-0}" -gt "$before" ] && break
 	sleep 0.05; k=$((k + 1))
 done
-kill -9 "$pid" 2>/dev/null
+kill -9 "$pid"
 wait "$pid" 2>/dev/null
+rc=$?
+[ "$rc" = 137 ] && ok "the import died of the SIGKILL (exit 137)" ||
+	{ bad "the killed import exited $rc (137 is SIGKILL's; 0: it finished before the kill)"; cat "$tmp/big.log"; }
+grep -q "already there" "$tmp/big.log" && bad "the killed import printed its count: it had finished" ||
+	ok "the killed import never got to its count"
 expect_exit 0 "$KB" history check
+expect_out "intact"
 after=$(sqlite3 "$db" "SELECT count(*) FROM runs")
 whole=$(sqlite3 "$db" "SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM samples s WHERE s.run = r.id) = 80")
 echo "large import killed with $((after - before)) of 150 runs committed"
-[ "$((after - before))" -lt 150 ] && ok "killed mid-import" || echo "note: the import finished before the kill"
+[ "$((after - before))" -ge 1 ] && [ "$((after - before))" -lt 150 ] &&
+	ok "killed mid-import: $((after - before)) of 150 runs committed" ||
+	bad "not killed mid-import: $((after - before)) of 150 runs committed"
 [ "$whole" = "$((after - before))" ] && ok "every committed run of the killed import is whole" ||
 	bad "$whole whole runs of $((after - before))"
 

@@ -14,6 +14,7 @@
 t0=$(date +%s)
 S="$top/build/synth-runs"
 need_tool sqlite3 "the test reads the verdicts table"
+need_tool xmllint "the night's JUnit files are validated against tests/fixtures/junit/junit.xsd"
 [ -x "$S" ] || skip "build/synth-runs missing (make test builds it)"
 py=/usr/bin/python3
 r="$tmp/r"
@@ -63,10 +64,8 @@ grep -q '<testcase classname="hackbench" name="time" time="0">' "$x" &&
 	ok "rt-verdicts.xml: a failure naming hackbench time, since n5, 2 nights" || { bad "rt-verdicts.xml"; cat "$x"; }
 [ "$(grep -c '<failure' "$x")" = 1 ] && ok "rt-verdicts.xml: only that one" || bad "rt-verdicts.xml: other failures"
 for f in rt-verdicts rt-vs-pinned mainline-verdicts changepoints; do
-	if command -v xmllint >/dev/null; then
-		xmllint --noout --schema "$top/tests/fixtures/junit/junit.xsd" "$r/nightly/n6/junit/$f.xml" 2>/dev/null &&
-			ok "$f.xml valid JUnit" || bad "$f.xml invalid"
-	fi
+	xmllint --noout --schema "$top/tests/fixtures/junit/junit.xsd" "$r/nightly/n6/junit/$f.xml" >"$tmp/xmllint" 2>&1 &&
+		ok "$f.xml valid JUnit" || { bad "$f.xml invalid"; cat "$tmp/xmllint"; }
 done
 grep -c '<failure' "$r/nightly/n6/junit/mainline-verdicts.xml" | grep -qx 0 && ok "mainline: no failure" ||
 	bad "mainline failed"
