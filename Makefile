@@ -142,9 +142,14 @@ $(O)/nightly-bench-seed: tests/tools/nightly_bench_seed.c tests/unit/synth.h $(L
 nightly-bench: all $(O)/synth-runs $(O)/nightly-bench-seed
 	sh tests/check/nightly-bench.sh
 
-test: deps all unit $(O)/synth-runs $(O)/nightly-bench-seed
-	@sh harness/deps.sh test
-	@sh tests/run.sh $(TESTS) $(SAN_TESTS)
+# make test times itself from its start (tests/time-budget): the packages,
+# the build (in parallel, one job a core), then tests/run.sh
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test:
+	@t0=$$(date +%s); \
+	sh harness/deps.sh && sh harness/deps.sh test && \
+	$(MAKE) --no-print-directory -j$(JOBS) all unit $(O)/synth-runs $(O)/nightly-bench-seed && \
+	sh tests/run.sh --budget tests/time-budget --since $$t0 $(TESTS) $(SAN_TESTS)
 
 clean:
 	rm -rf $(O) kbench

@@ -1,43 +1,77 @@
 #!/bin/sh
 # Run every test kbench has and print one closing line:
 #   "test: N passed, N failed, N skipped"
-# Arguments: the cmocka unit test binaries (plain and sanitizer builds).
-# Then every tests/integration/*.sh (exit 0 pass, 77 skip, else fail);
+# Usage: run.sh [--budget FILE --since EPOCH] UNIT-TEST-BINARY...
+# The cmocka unit test binaries (plain and sanitizer builds) first, then
+# every tests/integration/*.sh (exit 0 pass, 77 skip, else fail);
 # TESTS_FILTER=glob limits the integration scripts (TESTS_DIR: another
 # directory of them, for tests/integration/test_runner.sh). Strict (CI set or
-# KBENCH_TEST_STRICT=1): a skip counts as a failure (lib.sh's skip already
-# fails there; this catches a script that exits 77 by itself).
+# KBENCH_TEST_STRICT=1): a skip counts as a failure, a cmocka test that
+# called skip() too (lib.sh's skip already fails there; this catches a
+# script that exits 77 by itself and a unit test that skips).
+# Each test's time is printed, then the slowest and the total. With
+# --budget (make test passes tests/time-budget and its own start time), a
+# whole run (no TESTS_FILTER) longer than the budget's `total` fails in a
+# strict run, naming the slowest tests: CI stops at 90 minutes and lands
+# nothing past them, so the suite's room is checked where it grows.
 # A test that leaves processes running fails: each script runs with
 # KBENCH_TEST_TAG=<name>.<pid> in its environment, which every process it
 # starts inherits (QEMU, daemons, background loops; not those started with
-# a cleared environment); any still alive 10 s after the script ended are
-# listed and killed, so they cannot load the host under the next test (a
-# CI run's host_noise test once found 23% of the host busy beside it).
+# a cleared environment: lava_lab.sh checks its LAVA jobs' own); any still
+# alive 10 s after the script ended are listed and killed, so they cannot
+# load the host under the next test (a CI run's host_noise test once found
+# 23% of the host busy beside it).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+budget_file="" since=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--budget) budget_file=$2; shift 2 ;;
+	--since) since=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 pass=0 fail=0 skip=0
 failed_names=""
 log_dir=${TEST_LOG_DIR:-$top/build/test-logs}
 mkdir -p "$log_dir"
+strict() { [ -n "${CI:-}" ] || [ "${KBENCH_TEST_STRICT:-}" = 1 ]; }
+run_start=$(date +%s)
+[ -n "$since" ] && echo "setup (packages, build): $((run_start - since)) s"
+times="$log_dir/times.$$"
+: >"$times"
+trap 'rm -f "$times"' EXIT
 
 for t in "$@"; do
 	name=$(echo "$t" | sed 's|.*/build/||')
 	out="$log_dir/$(echo "$name" | tr '/' '_').log"
+	start=$(date +%s)
 	"$t" >"$out" 2>&1
 	rc=$?
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-	p=${p:-0}; f=${f:-0}
+	el=$(( $(date +%s) - start ))
+	echo "$el $name" >>"$times"
+	# a binary may run several groups: add up every group's lines
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		f=1 # crashed or a sanitizer stopped it
+	fi
+	skipped=$(sed -n 's/^\[  SKIPPED \] \([a-z_][a-z0-9_]*\)$/\1/p' "$out" | sort -u | tr '\n' ' ')
+	if [ "$s" != 0 ] && strict; then
+		f=$((f + s))
+		echo "FAIL $name: $s test(s) skipped in a strict run (CI or KBENCH_TEST_STRICT=1): $skipped"
+	elif [ "$s" != 0 ]; then
+		skip=$((skip + s))
+		echo "skip $name: $skipped"
 	fi
 	pass=$((pass + p)); fail=$((fail + f))
 	if [ "$f" != 0 ]; then
 		failed_names="$failed_names $name"
-		echo "FAIL $name ($f failed; log $out)"
+		echo "FAIL $name ($f failed, ${el}s; log $out)"
 		tail -30 "$out"
 	else
-		echo "ok   $name ($p tests)"
+		echo "ok   $name ($p tests, ${el}s)"
 	fi
 done
 
@@ -64,6 +98,7 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 	KBENCH_TEST_TAG=$tag sh "$s" >"$out" 2>&1
 	rc=$?
 	el=$(( $(date +%s) - start ))
+	echo "$el $name" >>"$times"
 	left=$(leftovers "$tag")
 	if [ -n "$left" ]; then
 		{
@@ -75,7 +110,7 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 	fi
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok   $name (${el}s)" ;;
-	77) if [ -n "${CI:-}" ] || [ "${KBENCH_TEST_STRICT:-}" = 1 ]; then
+	77) if strict; then
 		fail=$((fail + 1)); failed_names="$failed_names $name"
 		echo "FAIL $name (skipped in a strict run: $(grep '^SKIP' "$out" | tail -1))"
 	    else
@@ -89,6 +124,28 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 	   tail -40 "$out" ;;
 	esac
 done
+
+now=$(date +%s)
+total=$((now - ${since:-$run_start}))
+slowest=$(sort -rn "$times" | head -8 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
+echo "time: tests $((now - run_start)) s, in all $total s ($((total / 60)) min $((total % 60)) s); slowest: $slowest"
+if [ -n "$budget_file" ] && [ -z "${TESTS_FILTER:-}" ]; then
+	b=$(sed -n 's/^total[[:space:]]*=[[:space:]]*\([0-9][0-9]*\)[[:space:]]*$/\1/p' "$budget_file" 2>/dev/null)
+	if [ -z "$b" ]; then
+		echo "FAIL: $budget_file: no line 'total = SECONDS'"
+		fail=$((fail + 1)); failed_names="$failed_names time-budget"
+	elif [ "$total" -gt "$b" ]; then
+		msg="make test took $total s, over its budget of $b s ($budget_file); the slowest: $slowest"
+		if strict; then
+			echo "FAIL: $msg: CI stops at 90 minutes in all, so make the slowest share boots and runs (docs: README, Testing) instead of raising the budget"
+			fail=$((fail + 1)); failed_names="$failed_names time-budget"
+		else
+			echo "warning: $msg (a strict run fails)"
+		fi
+	else
+		echo "time budget: $total s of $b s ($budget_file)"
+	fi
+fi
 
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "test: $pass passed, $fail failed, $skip skipped"

@@ -4,6 +4,10 @@
 # daemon would load the host under every later test and distort the
 # host-noise and timing checks); a test that ends its processes passes;
 # a test that passes but leaves a process behind is failed all the same.
+# A cmocka test that calls skip() fails a strict run (CI) and is counted
+# as skipped otherwise; each test's time and the total are printed; a
+# whole run over its time budget (tests/time-budget) fails a strict run,
+# naming the slowest test, and only warns otherwise.
 . "$(dirname "$0")/../lib.sh"
 mkdir -p "$tmp/t"
 cat >"$tmp/t/clean.sh" <<'T'
@@ -31,4 +35,52 @@ if pgrep -f kbench-leaked-loop >/dev/null; then
 else
 	ok "the leftover was killed"
 fi
+grep -q "^ok   integration/clean ([0-9]*s)" "$tmp/out" && grep -q "^time: tests [0-9]* s, in all [0-9]* s .*slowest: integration/" "$tmp/out" &&
+	ok "each test's time and the total printed" || bad "no time per test or in all"
+
+# a real cmocka binary with one test that passes and one that calls skip()
+need_tool gcc "the cmocka test binary"
+cat >"$tmp/skips.c" <<'C'
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+static void passes(void **state) { (void)state; }
+static void skips_here(void **state) { (void)state; skip(); }
+int main(void)
+{
+	const struct CMUnitTest t[] = { cmocka_unit_test(passes), cmocka_unit_test(skips_here) };
+	return cmocka_run_group_tests(t, NULL, NULL);
+}
+C
+mkdir -p "$tmp/none"
+mkdir -p "$tmp/build/tests"
+gcc -o "$tmp/build/tests/skips" "$tmp/skips.c" -lcmocka || { bad "cannot build the cmocka test"; finish; }
+units() { TESTS_DIR="$tmp/none" TEST_LOG_DIR="$tmp/logs" "$@" sh "$top/tests/run.sh" "$tmp/build/tests/skips" >"$tmp/out" 2>&1; }
+expect_exit 1 units env CI=true
+expect_out "^FAIL tests/skips: 1 test(s) skipped in a strict run (CI or KBENCH_TEST_STRICT=1): skips_here"
+expect_out "^test: 1 passed, 1 failed, 0 skipped"
+expect_exit 0 units env -u CI -u KBENCH_TEST_STRICT
+expect_out "^skip tests/skips: skips_here"
+expect_out "^ok   tests/skips (1 tests, [0-9]*s)"
+expect_out "^test: 1 passed, 0 failed, 1 skipped"
+
+# the time budget: a whole run (no TESTS_FILTER) that took longer fails a
+# strict run with the slowest test named, and only warns otherwise
+printf 'sleep 2\nexit 0\n' >"$tmp/none/slow.sh"
+printf '# a budget\ntotal = 1\n' >"$tmp/budget"
+budget() { TESTS_FILTER= TESTS_DIR="$tmp/none" TEST_LOG_DIR="$tmp/logs" "$@" sh "$top/tests/run.sh" \
+	--budget "$tmp/budget" --since "$(date +%s)" >"$tmp/out" 2>&1; }
+expect_exit 1 budget env CI=true
+expect_out "^FAIL: make test took [0-9]* s, over its budget of 1 s ($tmp/budget); the slowest: integration/slow [0-9]*s"
+expect_out "^failed: time-budget"
+expect_exit 0 budget env -u CI -u KBENCH_TEST_STRICT
+expect_out "^warning: make test took [0-9]* s, over its budget of 1 s"
+printf 'total = 3600\n' >"$tmp/budget"
+expect_exit 0 budget env CI=true
+expect_out "^time budget: [0-9]* s of 3600 s"
+# the repository's budget is readable (a typo there must not pass silently)
+grep -qx 'total = [0-9][0-9]*' "$top/tests/time-budget" && ok "tests/time-budget has its total" ||
+	bad "tests/time-budget has no 'total = SECONDS' line"
 finish
