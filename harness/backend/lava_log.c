@@ -221,11 +221,16 @@ static int block_line(struct block *b, const char *l, size_t n, char *err, size_
 {
 	long seq;
 	int off = 0;
+	char num[24];
 	if (n == 13 && !memcmp(l, "KBENCH-END v1", 13))
 		return 1;
 	if (n < 12 || memcmp(l, "KBENCH-DATA ", 12))
 		return 0; /* a kernel message in between */
-	if (sscanf(l + 12, "%ld %n", &seq, &off) != 1 || !off || seq != b->next) {
+	/* the number from a copy: L is not NUL-terminated (sscanf on it read
+	 * to the next NUL, past the console's end: found by the fuzzer) */
+	snprintf(num, sizeof(num), "%.*s", (int)(n - 12 < sizeof(num) - 1 ? n - 12 : sizeof(num) - 1),
+		 l + 12);
+	if (sscanf(num, "%ld %n", &seq, &off) != 1 || !off || seq != b->next) {
 		snprintf(err, errlen, "results block: data line %ld missing or out of order",
 			 b->next);
 		return -1;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -209,6 +210,47 @@ static void test_log_panic(void **state)
 	assert_int_equal(lava_log_parse("a: b\n", 5, &con, NULL, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "list of entries"));
 	sb_release(&con);
+}
+
+/* A console that is not NUL-terminated and ends where memory does (the
+ * fuzz target passes the raw input; a fuzzer found sscanf reading a data
+ * line's number past the end): lava_block_extract reads LEN bytes only.
+ * The text is put at the end of a page followed by an inaccessible one,
+ * so a read past it crashes in every build. */
+static void test_block_unterminated(void **state)
+{
+	static const char *const texts[] = {
+		"KBENCH-BEGIN v1 3 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+		"KBENCH-DATA 0",
+		"KBENCH-BEGIN v1 3 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+		"KBENCH-DATA 0 YWJj\nKBENCH-END v1",
+		"KBENCH-DATA 12345",
+	};
+	long pg = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	struct strbuf out = STRBUF_INIT;
+	char err[256];
+	(void)state;
+	assert_true(mem != MAP_FAILED);
+	assert_int_equal(mprotect(mem + pg, (size_t)pg, PROT_NONE), 0);
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n = strlen(texts[i]);
+		char *at = mem + pg - n;
+		memcpy(at, texts[i], n);
+		sb_reset(&out);
+		assert_true(lava_block_extract(at, n, &out, err, sizeof(err)) >= -1);
+	}
+	/* the whole block, unterminated, still verified */
+	{
+		size_t n = strlen(texts[1]);
+		memcpy(mem + pg - n, texts[1], n);
+		assert_int_equal(lava_block_extract(mem + pg - n, n, &out, err, sizeof(err)), 1);
+		assert_int_equal(out.len, 3);
+		assert_memory_equal(out.buf, "abc", 3);
+	}
+	munmap(mem, (size_t)pg * 2);
+	sb_release(&out);
 }
 
 /* The block survives kernel lines in between; any damage is refused. */
@@ -819,7 +861,7 @@ int main(void)
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
 		cmocka_unit_test(test_http),        cmocka_unit_test(test_publish),
 		cmocka_unit_test(test_initrd),      cmocka_unit_test(test_agent_steps),
-		cmocka_unit_test(test_test_cases),
+		cmocka_unit_test(test_test_cases),  cmocka_unit_test(test_block_unterminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
