@@ -328,11 +328,16 @@ static void fuzz_block(const char *text, size_t len)
 static int fuzz_lava_log(const uint8_t *data, size_t size)
 {
 	struct strbuf con = STRBUF_INIT;
-	char err[512] = "", etype[64];
-	if (lava_log_parse((const char *)data, size, &con, etype, sizeof(etype), err,
-			   sizeof(err)) == 0) {
+	struct lava_job_error je;
+	char err[512] = "", says[LAVA_ERROR_MSG_MAX + 96];
+	if (lava_log_parse((const char *)data, size, &con, &je, err, sizeof(err)) == 0) {
 		FUZZ_ASSERT(console_ok(&con));
-		FUZZ_ASSERT(memchr(etype, '\0', sizeof(etype)) != NULL);
+		/* LAVA's error: one line of printable ASCII, whatever the log held */
+		FUZZ_ASSERT(memchr(je.type, '\0', sizeof(je.type)) != NULL);
+		FUZZ_ASSERT(memchr(je.msg, '\0', sizeof(je.msg)) != NULL);
+		lava_job_error_text(&je, says, sizeof(says));
+		for (const char *p = says; *p; p++)
+			FUZZ_ASSERT(*p >= 0x20 && *p < 0x7f);
 		fuzz_block(con.buf ? con.buf : "", con.len);
 	} else {
 		FUZZ_ASSERT(reason_ok(err));

@@ -87,7 +87,7 @@ struct lava_guest {
 	struct strbuf journal;  /* the session as kbench saw it (guest.h) */
 	int log_kept;           /* the finished job's log, parsed once: */
 	struct strbuf con;      /* ... its console lines */
-	char etype[64];         /* ... and its own error type ("" = none) */
+	struct lava_job_error jerr; /* ... and its own error (LAVA's verdict) */
 	json_object *facts;     /* the iteration's "lava" object (a reference
 				 * kept so the results block's check joins it) */
 };
@@ -320,8 +320,10 @@ out:
 }
 
 /* The job's log, fetched and parsed (lava_log_parse: its console lines
- * into q->con, its own error type, "Infrastructure" or the like, into
- * q->etype), once for good when the job has finished. 0, or -1 with ERR. */
+ * into q->con, its own error, "Infrastructure: Unable to start
+ * libguestfs" or the like, into q->jerr), once for good when the job has
+ * finished; that error joins the iteration's "lava" object. 0, or -1 with
+ * ERR. */
 static int job_log(struct lava_guest *q, char *err, size_t errlen)
 {
 	struct strbuf log = STRBUF_INIT;
@@ -329,11 +331,12 @@ static int job_log(struct lava_guest *q, char *err, size_t errlen)
 	if (q->log_kept)
 		return 0;
 	sb_reset(&q->con);
-	q->etype[0] = '\0';
+	memset(&q->jerr, 0, sizeof(q->jerr));
 	r = lava_job_log(&S.conn, q->job, &log, err, errlen) ||
-	    lava_log_parse(log.buf ? log.buf : "", log.len, &q->con, q->etype, sizeof(q->etype),
-			   err, errlen);
+	    lava_log_parse(log.buf ? log.buf : "", log.len, &q->con, &q->jerr, err, errlen);
 	q->log_kept = !r && q->finished;
+	if (q->facts) /* a job that ended after its facts were taken */
+		lava_job_error_json(&q->jerr, q->facts);
 	sb_release(&log);
 	return r ? -1 : 0;
 }
@@ -355,20 +358,28 @@ static void console_fetch(struct lava_guest *q)
 }
 
 /* The finished job's own error type ("" when it has none or its log
- * cannot be had). */
-static const char *job_error_type(struct lava_guest *q)
+ * cannot be had), and what LAVA says of it ("; LAVA says: TYPE: MSG", or
+ * "") into SAYS. */
+static const char *job_error(struct lava_guest *q, char *says, size_t len)
 {
-	char err[256];
-	return job_log(q, err, sizeof(err)) ? "" : q->etype;
+	char err[256], text[LAVA_ERROR_MSG_MAX + 96];
+	if (job_log(q, err, sizeof(err))) {
+		says[0] = '\0';
+		return "";
+	}
+	lava_job_error_text(&q->jerr, text, sizeof(text));
+	snprintf(says, len, "%s%s", text[0] ? "; " : "", text);
+	return q->jerr.type;
 }
 
 static int job_failed(struct guest *g, struct lava_guest *q)
 {
-	int infra = lava_job_labs_fault(&q->last, job_error_type(q));
+	char says[LAVA_ERROR_MSG_MAX + 96];
+	int infra = lava_job_labs_fault(&q->last, job_error(q, says, sizeof(says)));
 	snprintf(g->err, sizeof(g->err), "%sLAVA job %lld%s%s ended %s before kbench's agent "
-		 "connected%s%s (%s)", infra ? "the lab failed: " : "", q->job,
+		 "connected%s%s%s (%s)", infra ? "the lab failed: " : "", q->job,
 		 q->last.device[0] ? " on " : "", q->last.device, lava_health_name(q->last.health),
-		 q->last.failure[0] ? ": " : "", q->last.failure, q->url);
+		 q->last.failure[0] ? ": " : "", q->last.failure, says, q->url);
 	return -1;
 }
 
@@ -683,11 +694,12 @@ static int lava_alive(struct guest *g)
 	if (look(q, 0, err, sizeof(err)))
 		return 1; /* the lab did not answer this once: the socket decides */
 	if (q->finished) {
-		snprintf(g->err, sizeof(g->err), "%sLAVA job %lld on %s ended (%s%s%s)",
-			 lava_job_labs_fault(&q->last, job_error_type(q)) ? "the lab failed: " : "",
-			 q->job,
-			 q->last.device, lava_health_name(q->last.health),
-			 q->last.failure[0] ? ": " : "", q->last.failure);
+		char says[LAVA_ERROR_MSG_MAX + 96];
+		int infra = lava_job_labs_fault(&q->last, job_error(q, says, sizeof(says)));
+		snprintf(g->err, sizeof(g->err), "%sLAVA job %lld on %s ended (%s%s%s)%s",
+			 infra ? "the lab failed: " : "", q->job, q->last.device,
+			 lava_health_name(q->last.health), q->last.failure[0] ? ": " : "",
+			 q->last.failure, says);
 		return 0;
 	}
 	return 1;
@@ -785,6 +797,8 @@ static json_object *lava_facts(struct guest *g)
 	json_object_object_add(o, "device_type", json_object_new_string(q->last.device_type));
 	if (q->resumed) /* its boot ran part of the suite for the killed kbench */
 		json_object_object_add(o, "resumed", json_object_new_boolean(1));
+	/* a job that ended before the agent connected: LAVA's own error */
+	lava_job_error_json(&q->jerr, o);
 	json_object_put(q->facts);
 	q->facts = json_object_get(o); /* block_check adds to it at the job's end */
 	return o;

@@ -24,10 +24,59 @@ struct entry {
 	/* msg, when a mapping (a results entry): its keys and values */
 	int want2;        /* 1: the next scalar in msg is a value */
 	char key2[16];
-	char def[16], kase[16], etype[64]; /* definition, case, error_type */
-	char *error_type; /* out: the job's own error type (lava_log_parse) */
-	size_t etlen;
+	char def[16], kase[16];     /* definition, case */
+	struct lava_job_error je;   /* error_type, error_msg */
+	struct lava_job_error *out; /* out: the job's own error (lava_log_parse) */
 };
+
+/* V (N bytes, untrusted) as one line of printable ASCII into OUT (OUTLEN
+ * at least 4): tabs, line breaks and runs of spaces become one space
+ * (none at either end), other control bytes are dropped, each run of
+ * bytes outside ASCII becomes one '?'; cut with "..." when it does not
+ * fit. */
+static void clean_line(char *out, size_t outlen, const char *v, size_t n)
+{
+	size_t o = 0;
+	int space = 0, high = 0, cut = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)v[i];
+		char c;
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+			space = o > 0, high = 0;
+			continue;
+		}
+		if (ch < 0x20 || ch == 0x7f)
+			continue;
+		if (ch >= 0x80 && high)
+			continue;
+		high = ch >= 0x80;
+		c = high ? '?' : (char)ch;
+		if (o + (size_t)space + 1 > outlen - 1) {
+			cut = 1;
+			break;
+		}
+		if (space)
+			out[o++] = ' ';
+		space = 0;
+		out[o++] = c;
+	}
+	if (cut) {
+		if (o > outlen - 4)
+			o = outlen - 4;
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+}
+
+/* A scalar that YAML reads as null (error_msg: null): no value. */
+static int yaml_null(const yaml_event_t *ev)
+{
+	const char *v = (const char *)ev->data.scalar.value;
+	return ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!ev->data.scalar.length || !strcmp(v, "~") || !strcmp(v, "null") ||
+		!strcmp(v, "Null") || !strcmp(v, "NULL"));
+}
 
 /* MSG's printable bytes and tabs, then '\n', onto CONSOLE. */
 static void console_add(struct strbuf *console, const char *msg, size_t len)
@@ -56,8 +105,10 @@ static void entry_scalar(struct entry *e, const yaml_event_t *ev)
 			snprintf(e->def, sizeof(e->def), "%.*s", (int)(n < 15 ? n : 15), v);
 		else if (!strcmp(e->key2, "case"))
 			snprintf(e->kase, sizeof(e->kase), "%.*s", (int)(n < 15 ? n : 15), v);
-		else if (!strcmp(e->key2, "error_type"))
-			snprintf(e->etype, sizeof(e->etype), "%.*s", (int)(n < 63 ? n : 63), v);
+		else if (!strcmp(e->key2, "error_type") && !yaml_null(ev))
+			clean_line(e->je.type, sizeof(e->je.type), v, n);
+		else if (!strcmp(e->key2, "error_msg") && !yaml_null(ev))
+			clean_line(e->je.msg, sizeof(e->je.msg), v, n);
 		return;
 	}
 	if (e->depth != 1)
@@ -77,17 +128,16 @@ static void entry_scalar(struct entry *e, const yaml_event_t *ev)
 }
 
 /* The events of the document: a sequence of entries (mappings). */
-static int log_events(yaml_parser_t *p, struct strbuf *console, char *etype, size_t etlen,
+static int log_events(yaml_parser_t *p, struct strbuf *console, struct lava_job_error *je,
 		      char *err, size_t errlen)
 {
 	struct entry e;
 	yaml_event_t ev;
 	int level = 0, done = 0, ret = -1; /* level: 0 stream, 1 in the sequence */
 	memset(&e, 0, sizeof(e));
-	e.error_type = etype;
-	e.etlen = etlen;
-	if (etype && etlen)
-		etype[0] = '\0';
+	e.out = je;
+	if (je)
+		memset(je, 0, sizeof(*je));
 	while (!done) {
 		if (!yaml_parser_parse(p, &ev)) {
 			snprintf(err, errlen, "job log: not YAML (line %zu: %s)",
@@ -110,9 +160,13 @@ static int log_events(yaml_parser_t *p, struct strbuf *console, char *etype, siz
 					goto out;
 				}
 				e.want = 0, e.is_target = 0, e.is_results = 0, sb_reset(&e.msg);
-				e.want2 = 0, e.def[0] = e.kase[0] = e.etype[0] = '\0';
+				e.want2 = 0, e.def[0] = e.kase[0] = '\0';
+				memset(&e.je, 0, sizeof(e.je));
 			} else if (e.depth == 2 && e.want)
 				e.want = 0; /* a value that is a collection */
+			else if (e.depth == 3 && e.want2)
+				e.want2 = 0; /* msg's value that is a collection (extra):
+					      * the next scalar is a key again */
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
@@ -120,11 +174,12 @@ static int log_events(yaml_parser_t *p, struct strbuf *console, char *etype, siz
 				level = 0;
 			else if (--e.depth == 0 && e.is_target)
 				console_add(console, e.msg.buf ? e.msg.buf : "", e.msg.len);
-			else if (e.depth == 0 && e.is_results && e.error_type && e.etype[0] &&
-				 !strcmp(e.def, "lava") && !strcmp(e.kase, "job"))
+			else if (e.depth == 0 && e.is_results && e.out &&
+				 (e.je.type[0] || e.je.msg[0]) && !strcmp(e.def, "lava") &&
+				 !strcmp(e.kase, "job"))
 				/* the dispatcher's verdict on the job itself (the
 				 * device's signals go under their own definition) */
-				snprintf(e.error_type, e.etlen, "%s", e.etype);
+				*e.out = e.je;
 			break;
 		case YAML_SCALAR_EVENT:
 			if (level == 0) {
@@ -148,8 +203,8 @@ out:
 	return ret;
 }
 
-int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *error_type,
-		   size_t etlen, char *err, size_t errlen)
+int lava_log_parse(const char *log, size_t len, struct strbuf *console,
+		   struct lava_job_error *je, char *err, size_t errlen)
 {
 	yaml_parser_t p;
 	int ret;
@@ -158,9 +213,27 @@ int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *er
 		return -1;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)log, len);
-	ret = log_events(&p, console, error_type, etlen, err, errlen);
+	ret = log_events(&p, console, je, err, errlen);
 	yaml_parser_delete(&p);
 	return ret;
+}
+
+void lava_job_error_text(const struct lava_job_error *je, char *out, size_t len)
+{
+	int both = je->type[0] && je->msg[0];
+	if (!je->type[0] && !je->msg[0]) {
+		if (len)
+			out[0] = '\0';
+	} else
+		snprintf(out, len, "LAVA says: %s%s%s", je->type, both ? ": " : "", je->msg);
+}
+
+void lava_job_error_json(const struct lava_job_error *je, json_object *o)
+{
+	if (je->type[0])
+		json_object_object_add(o, "error_type", json_object_new_string(je->type));
+	if (je->msg[0])
+		json_object_object_add(o, "error_msg", json_object_new_string(je->msg));
 }
 
 /* ---- the results block ---- */

@@ -18,18 +18,39 @@
 
 #include <stddef.h>
 #include "core/util.h"
+#include <json-c/json.h>
 
 #define LAVA_DATA_CHARS 76
 #define LAVA_BLOCK_MAX (64u << 20) /* a results block's bytes at most */
 
+/* The job's own verdict, as LAVA's dispatcher (lava-run) records it when
+ * the job fails: the log's results entry of definition lava, case job,
+ * carries error_type ("Infrastructure", "Job", "Test", "Bug", "Canceled",
+ * "LAVATimeout", "Configuration", ...) and error_msg (the exception's
+ * text: "Unable to start libguestfs", or a kernel panic's lines). Both
+ * untrusted: one line of printable ASCII (tabs and line breaks become a
+ * space, other control bytes are dropped, each run of other bytes becomes
+ * one '?'), cut with "..." to fit. "" when the job has none. */
+#define LAVA_ERROR_TYPE_MAX 64
+#define LAVA_ERROR_MSG_MAX 256
+struct lava_job_error {
+	char type[LAVA_ERROR_TYPE_MAX];
+	char msg[LAVA_ERROR_MSG_MAX];
+};
+
 /* The device's console: every "target" line of the log LOG (LEN bytes),
  * control bytes but tabs dropped, each ended by '\n', into CONSOLE; and
- * the job's own error type (the dispatcher's "results" entry of definition
- * lava, case job: "Infrastructure", "Job", "Test", "Bug", ...) into
- * ERROR_TYPE ("" when the job has none; ERROR_TYPE may be NULL). 0, or -1
- * with the reason in ERR (not YAML, not a LAVA log). */
-int lava_log_parse(const char *log, size_t len, struct strbuf *console, char *error_type,
-		   size_t etlen, char *err, size_t errlen);
+ * the job's own error (above) into JE (may be NULL). 0, or -1 with the
+ * reason in ERR (not YAML, not a LAVA log). */
+int lava_log_parse(const char *log, size_t len, struct strbuf *console,
+		   struct lava_job_error *je, char *err, size_t errlen);
+/* JE as kbench says it: "LAVA says: TYPE: MSG" ("LAVA says: TYPE" without
+ * a message), or "" when JE has neither. */
+void lava_job_error_text(const struct lava_job_error *je, char *out, size_t len);
+/* JE's non-empty fields into the JSON object O as "error_type" and
+ * "error_msg" (an iteration's "lava" object in results.json). */
+void lava_job_error_json(const struct lava_job_error *je, json_object *o);
+
 /* The results block in CONSOLE (lava_log_parse's output): its payload
  * into OUT. 1 found and verified; 0 no block (no KBENCH-BEGIN line); -1 a
  * block that is cut, out of order, or whose size or SHA-256 differ, with
@@ -71,8 +92,8 @@ const char *lava_state_name(enum lava_state s);
 const char *lava_health_name(enum lava_health h);
 
 /* Did job J end by the lab's fault, not the kernel's: an infrastructure
- * error (its log's ERROR_TYPE, lava_log_parse, or LAVA's failure comment
- * says so) or a cancellation (kbench cancels only its own jobs, which it
+ * error (its log's error type, lava_log_parse's JE->type, or LAVA's
+ * failure comment says so) or a cancellation (kbench cancels only its own jobs, which it
  * does not then wait on)? ERROR_TYPE may be NULL. */
 int lava_job_labs_fault(const struct lava_job *j, const char *error_type);
 /* BUF (LEN bytes) as a job; 0, or -1 with the reason in ERR. */

@@ -5,6 +5,7 @@
 #include "core/jsonutil.h"
 #include "core/config.h"
 #include "core/hostnoise.h"
+#include "backend/lava_log.h"
 #include "kernel/kernel.h"
 #include "kernel/subject.h"
 
@@ -289,6 +290,32 @@ void results_repeats_done(json_object *wj)
 	jset(wj, "within_boot", wb);
 }
 
+json_object *results_boot_retry(json_object *ij, int attempt, const char *console,
+				json_object *trouble, const char *facts_key)
+{
+	json_object *a = json_object_new_object(), *list = jget(ij, "boot_retries"), *f;
+	const char *err = jstr(ij, "error");
+	json_object_object_add(a, "attempt", json_object_new_int(attempt));
+	json_object_object_add(a, "error", json_object_new_string(err ? err : "boot failed"));
+	json_object_object_add(a, "console", json_object_new_string(console));
+	json_object_object_add(a, "kernel_trouble", trouble);
+	/* the failed boot's own facts (lava: its job and LAVA's error) stay
+	 * with it: the next boot's are the iteration's */
+	if (facts_key && (f = jget(ij, facts_key))) {
+		json_object_object_add(a, facts_key, json_object_get(f));
+		json_object_object_del(ij, facts_key);
+	}
+	if (!list) {
+		list = json_object_new_array();
+		json_object_object_add(ij, "boot_retries", list);
+	}
+	json_object_array_add(list, a);
+	json_object_object_del(ij, "status");
+	json_object_object_del(ij, "error");
+	json_object_object_del(ij, "console_tail");
+	return a;
+}
+
 /* ---- validation ---- */
 
 static int verr(char *err, size_t len, const char *fmt, ...)
@@ -503,14 +530,26 @@ static int check_repeats(json_object *w, const char *where, char *err, size_t le
 	return 0;
 }
 
-/* host.backend (a name: [a-z][a-z0-9_-]*, at most 32), host.backend_version
- * (a string) and host.target (a target's name), when present: older runs
- * lack them. */
-/* An iteration's "lava" object (the lava backend's facts): where it ran. */
+/* Is S one line of printable ASCII, at most MAX bytes? */
+static int printable_ascii(const char *s, size_t max)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
+			return 0;
+	return n <= max;
+}
+
+/* An iteration's "lava" object (the lava backend's facts): where it ran,
+ * and LAVA's own error when the job failed (error_type, error_msg: one
+ * line of printable ASCII, as lava_log.c keeps them). IT may be a
+ * boot_retries entry too (a failed boot's job). */
 static int check_lava(json_object *it, const char *where, char *err, size_t len)
 {
 	json_object *l = json_object_object_get(it, "lava"), *id;
 	static const char *const strs[] = { "lab", "job_url", "device", "device_type", NULL };
+	static const char *const errs[] = { "error_type", "error_msg" };
+	static const size_t errmax[] = { LAVA_ERROR_TYPE_MAX - 1, LAVA_ERROR_MSG_MAX - 1 };
 	if (!l)
 		return 0;
 	if (!json_object_is_type(l, json_type_object))
@@ -528,6 +567,12 @@ static int check_lava(json_object *it, const char *where, char *err, size_t len)
 	}
 	if (json_object_object_get_ex(l, "resumed", &id) && !json_object_is_type(id, json_type_boolean))
 		return verr(err, len, "%s: lava 'resumed' should be true or false", where);
+	for (int i = 0; i < 2; i++)
+		if (json_object_object_get_ex(l, errs[i], &id) &&
+		    (!json_object_is_type(id, json_type_string) ||
+		     !printable_ascii(json_object_get_string(id), errmax[i])))
+			return verr(err, len, "%s: lava '%s' should be a string of printable ASCII, "
+				    "at most %zu bytes", where, errs[i], errmax[i]);
 	if (json_object_object_get_ex(l, "block", &id)) {
 		json_object *v = json_object_object_get(id, "verified");
 		const char *sha = json_object_is_type(id, json_type_object) ?
@@ -547,6 +592,40 @@ static int check_lava(json_object *it, const char *where, char *err, size_t len)
 	return 0;
 }
 
+/* An iteration's failed boots that were tried again ("boot_retries", run.c):
+ * each {attempt >= 1, error, console, kernel_trouble: a list or null}, and
+ * the failed boot's own backend facts (lava: its job) checked as an
+ * iteration's are. Older runs have no such key. */
+static int check_boot_retries(json_object *it, const char *where, char *err, size_t len)
+{
+	json_object *br;
+	if (!json_object_object_get_ex(it, "boot_retries", &br))
+		return 0;
+	if (!json_object_is_type(br, json_type_array))
+		return verr(err, len, "%s: 'boot_retries' should be a list", where);
+	for (size_t i = 0; i < json_object_array_length(br); i++) {
+		json_object *a = json_object_array_get_idx(br, i), *kt;
+		char w[96];
+		snprintf(w, sizeof(w), "%s boot_retries %zu", where, i + 1);
+		if (!json_object_is_type(a, json_type_object))
+			return verr(err, len, "%s: not an object", w);
+		if (need(a, "attempt", json_type_int, 0, w, err, len) ||
+		    need(a, "error", json_type_string, 0, w, err, len) ||
+		    need(a, "console", json_type_string, 0, w, err, len))
+			return -1;
+		if (json_object_get_int(jget(a, "attempt")) < 1)
+			return verr(err, len, "%s: 'attempt' should be 1 or more", w);
+		if ((kt = jget(a, "kernel_trouble")) && !json_object_is_type(kt, json_type_array))
+			return verr(err, len, "%s: 'kernel_trouble' should be a list or null", w);
+		if (check_lava(a, w, err, len))
+			return -1;
+	}
+	return 0;
+}
+
+/* host.backend (a name: [a-z][a-z0-9_-]*, at most 32), host.backend_version
+ * (a string) and host.target (a target's name), when present: older runs
+ * lack them. */
 static int host_backend_check(json_object *host, char *err, size_t len)
 {
 	json_object *b = json_object_object_get(host, "backend");
@@ -672,7 +751,8 @@ int results_validate(json_object *doc, char *err, size_t len)
 		if (!strcmp(st, "failed") && need(it, "error", json_type_string, 0, where, err, len))
 			return -1;
 		if ((!strcmp(st, "ok") && need(it, "boot_s", json_type_double, 0, where, err, len)) ||
-		    check_host_noise(it, where, err, len) || check_lava(it, where, err, len))
+		    check_host_noise(it, where, err, len) || check_lava(it, where, err, len) ||
+		    check_boot_retries(it, where, err, len))
 			return -1;
 		wl = json_object_object_get(it, "workloads");
 		for (size_t j = 0; j < json_object_array_length(wl); j++) {

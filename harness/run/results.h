@@ -55,6 +55,15 @@ void results_repeat_add(json_object *wj, json_object *rj);
  * the median of the repeats) and within_boot (per metric stats_describe
  * of the repeats: n, mean, median, min, max, stddev, cv). */
 void results_repeats_done(json_object *wj);
+/* Iteration IJ's failed boot ATTEMPT, set aside before the next try: its
+ * boot_retries list gains {attempt, error (IJ's), console (CONSOLE, the
+ * failed boot's console log relative to the run directory),
+ * kernel_trouble (TROUBLE, taken; NULL for none)} and, when FACTS_KEY is
+ * not NULL, IJ's FACTS_KEY object (the backend's facts: lava's job),
+ * moved there; IJ's status, error and console_tail go. The new entry
+ * (IJ's) is returned. */
+json_object *results_boot_retry(json_object *ij, int attempt, const char *console,
+				json_object *trouble, const char *facts_key);
 /* Check DOC against the schema; reason into ERR. */
 int results_validate(json_object *doc, char *err, size_t len);
 /* Parse and validate LEN bytes of BUF (untrusted) as a results document;

@@ -749,35 +749,22 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 
 /* A failed boot of the iteration (attempt ATTEMPT) set aside before the
  * next try: its console (and the backend's log) moves to
- * iter-N.boot-K.log, and ij's boot_retries array gains the error and any
- * kernel trouble. */
+ * iter-N.boot-K.log, and ij's boot_retries array gains the error, any
+ * kernel trouble and the backend's facts of that boot (lava: the job that
+ * failed, LAVA's error; a retry is a new job), for every backend. */
 static void boot_attempt_keep(struct iter *it, int attempt)
 {
 	char rel[96], to[KB_PATH_MAX], kinds[200] = "";
-	json_object *a = json_object_new_object();
-	json_object *list = json_object_object_get(it->ij, "boot_retries"), *t;
-	const char *err = json_object_get_string(json_object_object_get(it->ij, "error"));
+	json_object *t, *a;
 	snprintf(rel, sizeof(rel), "console/iter-%d.boot-%d.log", it->index, attempt);
 	snprintf(to, sizeof(to), "%s/%s", it->rundir, rel);
 	backend_logs_move(it->bk, it->console, to);
 	t = trouble_scan_file(to);
 	if (t)
 		trouble_kinds(t, kinds, sizeof(kinds));
-	json_object_object_add(a, "attempt", json_object_new_int(attempt));
-	json_object_object_add(a, "error", json_object_new_string(err ? err : "boot failed"));
-	json_object_object_add(a, "console", json_object_new_string(rel));
-	json_object_object_add(a, "kernel_trouble", t);
-	if (!list) {
-		list = json_object_new_array();
-		json_object_object_add(it->ij, "boot_retries", list);
-	}
-	json_object_array_add(list, a);
+	a = results_boot_retry(it->ij, attempt, rel, t, it->bk->facts ? it->bk->name : NULL);
 	warning("iteration %d: boot %d failed (%s%s%s); booting again (--boot-retries; console kept in %s)",
-		it->index, attempt, err ? err : "boot failed", *kinds ? "; kernel trouble: " : "",
-		kinds, to);
-	json_object_object_del(it->ij, "status");
-	json_object_object_del(it->ij, "error");
-	json_object_object_del(it->ij, "console_tail");
+		it->index, attempt, jstr(a, "error"), *kinds ? "; kernel trouble: " : "", kinds, to);
 }
 
 /* The console (or kernel log) scanned for kernel trouble: a panic, oops,
@@ -1611,6 +1598,37 @@ static void print_host_noise(json_object *doc, FILE *out)
 			"threshold %.0f%%%s%s)\n", most, thr, who, kernel);
 }
 
+/* The summary's iterations line: how many are ok and failed, and how many
+ * boots were retried (any backend: run_iteration's boot_retries), in which
+ * iterations. */
+static void print_iterations(json_object *doc, FILE *out)
+{
+	int ok = 0, failed = 0, retried = 0;
+	json_object *its = json_object_object_get(doc, "iterations");
+	struct strbuf which = STRBUF_INIT;
+	for (size_t i = 0; its && i < json_object_array_length(its); i++) {
+		json_object *it = json_object_array_get_idx(its, i);
+		json_object *st = json_object_object_get(it, "status");
+		json_object *br = json_object_object_get(it, "boot_retries");
+		if (st && !strcmp(json_object_get_string(st), "ok"))
+			ok++;
+		else
+			failed++;
+		if (br && json_object_is_type(br, json_type_array) && json_object_array_length(br)) {
+			retried += (int)json_object_array_length(br);
+			sb_addf(&which, "%s%d", which.len ? ", " : "",
+				json_object_get_int(json_object_object_get(it, "index")));
+		}
+	}
+	fprintf(out, "iterations: %d ok, %d failed", ok, failed);
+	if (retried)
+		fprintf(out, "; %d boot%s retried (%d failed boot%s tried again, in iteration%s %s: "
+			"boot_retries in results.json)", retried, retried == 1 ? "" : "s", retried,
+			retried == 1 ? "" : "s", strchr(which.buf, ',') ? "s" : "", which.buf);
+	fputc('\n', out);
+	sb_release(&which);
+}
+
 void print_summary(json_object *doc, FILE *out)
 {
 	json_object *sum = json_object_object_get(doc, "summary");
@@ -1640,25 +1658,6 @@ void print_summary(json_object *doc, FILE *out)
 				json_object_get_double(json_object_object_get(m, "max")), cv);
 		}
 	}
-	{
-		int ok = 0, failed = 0, retried = 0;
-		json_object *its = json_object_object_get(doc, "iterations");
-		for (size_t i = 0; its && i < json_object_array_length(its); i++) {
-			json_object *it = json_object_array_get_idx(its, i);
-			json_object *st = json_object_object_get(it, "status");
-			json_object *br = json_object_object_get(it, "boot_retries");
-			if (st && !strcmp(json_object_get_string(st), "ok"))
-				ok++;
-			else
-				failed++;
-			if (br && json_object_is_type(br, json_type_array))
-				retried += (int)json_object_array_length(br);
-		}
-		fprintf(out, "iterations: %d ok, %d failed", ok, failed);
-		if (retried)
-			fprintf(out, "; %d failed boot%s tried again (boot_retries in results.json)",
-				retried, retried == 1 ? "" : "s");
-		fputc('\n', out);
-	}
+	print_iterations(doc, out);
 	print_host_noise(doc, out);
 }

@@ -1,7 +1,9 @@
 /* test_lava.c - the lava backend's parsers on what a real LAVA 2023.01 lab
  * answered (tests/fixtures/lava, captured from tests/tools/lavalab.sh):
- * lab files (core/lab.c) and their token file; job logs, the verified
- * results block and the REST API's answers (backend/lava_log.c). */
+ * lab files (core/lab.c) and their token file; job logs, LAVA's own error
+ * of a failed job, the verified results block and the REST API's answers
+ * (backend/lava_log.c); that error and a failed boot's job in
+ * results.json (run/results.c) and the run summary's retried boots. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,8 +24,11 @@
 #include "backend/backend.h"
 #include "backend/lava_api.h"
 #include "backend/lava_log.h"
+#include "core/jsonutil.h"
 #include "core/lab.h"
 #include "core/spawn.h"
+#include "run/results.h"
+#include "run/run.h"
 #include <yaml.h>
 
 #define FIX KB_SRCDIR "/tests/fixtures/lava/"
@@ -166,7 +171,7 @@ static void test_log_complete(void **state)
 	size_t len;
 	char *log = fixture("log-complete.yaml", &len, NULL);
 	(void)state;
-	assert_int_equal(lava_log_parse(log, len, &con, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(lava_log_parse(log, len, &con, NULL, err, sizeof(err)), 0);
 	assert_non_null(strstr(con.buf, "\nLinux (none) 6.12.117+deb13-amd64 #1 SMP"));
 	assert_non_null(strstr(con.buf, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=hackbench.time "
 					"RESULT=pass UNITS=s MEASUREMENT=2.25>"));
@@ -186,7 +191,7 @@ static void test_log_panic(void **state)
 	size_t len;
 	char *log = fixture("log-oops-int3.yaml", &len, NULL);
 	(void)state;
-	assert_int_equal(lava_log_parse(log, len, &con, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(lava_log_parse(log, len, &con, NULL, err, sizeof(err)), 0);
 	lava_console_tail(con.buf, con.len, 3, &tail);
 	assert_non_null(strstr(tail.buf, "end Kernel panic - not syncing: Fatal exception"));
 	assert_int_equal(strchr(tail.buf, '\n') - tail.buf > 0, 1);
@@ -199,17 +204,281 @@ static void test_log_panic(void **state)
 		static const char ctl[] = "- {\"lvl\": \"target\", \"msg\": \"a\\x1b[0m\\tb\\rc\\0d\"}\n"
 					  "- {\"lvl\": \"results\", \"msg\": {\"case\": \"x\"}}\n"
 					  "- {\"lvl\": \"debug\", \"msg\": \"not console\"}\n";
-		assert_int_equal(lava_log_parse(ctl, strlen(ctl), &con, NULL, 0, err, sizeof(err)), 0);
+		assert_int_equal(lava_log_parse(ctl, strlen(ctl), &con, NULL, err, sizeof(err)), 0);
 		assert_int_equal(con.len, 9);
 		assert_memory_equal(con.buf, "a[0m\tbcd\n", 9);
 		sb_reset(&con);
 	}
 	/* not YAML, or not a list: a reason */
-	assert_int_equal(lava_log_parse("- {a: [", 7, &con, NULL, 0, err, sizeof(err)), -1);
+	assert_int_equal(lava_log_parse("- {a: [", 7, &con, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not YAML"));
-	assert_int_equal(lava_log_parse("a: b\n", 5, &con, NULL, 0, err, sizeof(err)), -1);
+	assert_int_equal(lava_log_parse("a: b\n", 5, &con, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "list of entries"));
 	sb_release(&con);
+}
+
+/* LAVA's own error of a failed job (lava-run's results entry of definition
+ * lava, case job: error_type, error_msg), from real job logs; what kbench
+ * says of it and keeps in results.json. */
+static void test_job_error(void **state)
+{
+	static const struct {
+		const char *log, *type, *msg;
+	} logs[] = {
+		{ "log-infra-guestfs.yaml", "Infrastructure", "Unable to start libguestfs" },
+		{ "log-panic-canceled.yaml", "Canceled", "The job was canceled" },
+		{ "log-complete.yaml", "", "" },   /* result pass: no error */
+		{ "log-oops-int3.yaml", "", "" },  /* cut before the job's end */
+	};
+	struct strbuf con = STRBUF_INIT;
+	struct lava_job_error je;
+	char err[256], text[LAVA_ERROR_MSG_MAX + 96];
+	json_object *o;
+	size_t len;
+	char *buf;
+	(void)state;
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		buf = fixture(logs[i].log, &len, NULL);
+		sb_reset(&con);
+		assert_int_equal(lava_log_parse(buf, len, &con, &je, err, sizeof(err)), 0);
+		free(buf);
+		assert_string_equal(je.type, logs[i].type);
+		assert_string_equal(je.msg, logs[i].msg);
+	}
+	/* the terminal's words and results.json's keys */
+	buf = fixture("log-infra-guestfs.yaml", &len, NULL);
+	assert_int_equal(lava_log_parse(buf, len, &con, &je, err, sizeof(err)), 0);
+	free(buf);
+	lava_job_error_text(&je, text, sizeof(text));
+	assert_string_equal(text, "LAVA says: Infrastructure: Unable to start libguestfs");
+	o = json_object_new_object();
+	lava_job_error_json(&je, o);
+	assert_string_equal(jstr(o, "error_type"), "Infrastructure");
+	assert_string_equal(jstr(o, "error_msg"), "Unable to start libguestfs");
+	json_object_put(o);
+	/* none: nothing said, no key */
+	memset(&je, 0, sizeof(je));
+	lava_job_error_text(&je, text, sizeof(text));
+	assert_string_equal(text, "");
+	o = json_object_new_object();
+	lava_job_error_json(&je, o);
+	assert_int_equal(json_object_object_length(o), 0);
+	json_object_put(o);
+	/* a type without a message; a buffer too small is cut, not overrun */
+	snprintf(je.type, sizeof(je.type), "Bug");
+	lava_job_error_text(&je, text, sizeof(text));
+	assert_string_equal(text, "LAVA says: Bug");
+	lava_job_error_text(&je, text, 8);
+	assert_string_equal(text, "LAVA sa");
+	sb_release(&con);
+}
+
+/* A hostile job log (tests/fixtures/lava/log-hostile-error.yaml: the
+ * infrastructure error's log with its message made of control bytes,
+ * escapes, non-ASCII bytes and 1000 more characters, and a device's
+ * results entry shaped to be misread after it): LAVA's error comes out as
+ * one bounded line of printable ASCII, and the device's entry claims
+ * nothing. */
+static void test_job_error_hostile(void **state)
+{
+	struct strbuf con = STRBUF_INIT;
+	struct lava_job_error je;
+	char err[256], text[LAVA_ERROR_MSG_MAX + 96];
+	static const char want[] = "Unable to start libguestfs: [2J supermin ? failed! AAAA";
+	size_t len;
+	char *buf = fixture("log-hostile-error.yaml", &len, NULL);
+	(void)state;
+	assert_int_equal(lava_log_parse(buf, len, &con, &je, err, sizeof(err)), 0);
+	free(buf);
+	/* the dispatcher's own entry, not the device's "Bug" after it */
+	assert_string_equal(je.type, "Infrastructure");
+	assert_int_equal(strlen(je.msg), LAVA_ERROR_MSG_MAX - 1);
+	assert_memory_equal(je.msg, want, sizeof(want) - 1);
+	assert_string_equal(je.msg + strlen(je.msg) - 4, "A...");
+	for (const char *p = je.msg; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+	lava_job_error_text(&je, text, sizeof(text));
+	assert_memory_equal(text, "LAVA says: Infrastructure: Unable to start libguestfs: ", 55);
+	assert_non_null(strstr(con.buf, "hostile [31mline\n"));
+	/* a type with line breaks and control bytes, null values, an
+	 * overlong type */
+	{
+		static const char odd[] = "- {\"lvl\": \"results\", \"msg\": {\"case\": \"job\", "
+			"\"definition\": \"lava\", \"error_msg\": null, \"error_type\": "
+			"\" Bug\\r\\n\\u0007X-Forged: 1 \", \"result\": \"fail\"}}\n";
+		static const char nul[] = "- {\"lvl\": \"results\", \"msg\": {\"case\": \"job\", "
+			"\"definition\": \"lava\", \"error_msg\": ~, \"error_type\": null}}\n";
+		char big[300];
+		struct strbuf log = STRBUF_INIT;
+		sb_reset(&con);
+		assert_int_equal(lava_log_parse(odd, sizeof(odd) - 1, &con, &je, err, sizeof(err)), 0);
+		assert_string_equal(je.type, "Bug X-Forged: 1");
+		assert_string_equal(je.msg, "");
+		assert_int_equal(lava_job_labs_fault(&(struct lava_job){
+					 .health = LAVA_HEALTH_INCOMPLETE }, je.type), 0);
+		assert_int_equal(lava_log_parse(nul, sizeof(nul) - 1, &con, &je, err, sizeof(err)), 0);
+		assert_string_equal(je.type, "");
+		assert_string_equal(je.msg, "");
+		memset(big, 'T', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		sb_addf(&log, "- {\"lvl\": \"results\", \"msg\": {\"case\": \"job\", \"definition\": "
+			"\"lava\", \"error_type\": \"%s\"}}\n", big);
+		assert_int_equal(lava_log_parse(log.buf, log.len, &con, &je, err, sizeof(err)), 0);
+		assert_int_equal(strlen(je.type), LAVA_ERROR_TYPE_MAX - 1);
+		assert_string_equal(je.type + LAVA_ERROR_TYPE_MAX - 5, "T...");
+		sb_release(&log);
+	}
+	sb_release(&con);
+}
+
+/* A results document kbench keeps (tests/fixtures/results/rt-smoke.json)
+ * whose only iteration we reshape. */
+static json_object *results_fixture(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_object *doc;
+	assert_int_equal(read_file(KB_SRCDIR "/tests/fixtures/results/rt-smoke.json", &sb, 1 << 24),
+			 0);
+	doc = results_parse(sb.buf, sb.len, "rt-smoke.json");
+	assert_non_null(doc);
+	sb_release(&sb);
+	return doc;
+}
+
+/* The iteration's "lava" object of a job that failed before the agent
+ * connected: its job and LAVA's error, as lava.c keeps them. */
+static json_object *failed_job_facts(long long id)
+{
+	struct strbuf con = STRBUF_INIT;
+	struct lava_job_error je;
+	json_object *l = json_object_new_object();
+	char err[256], url[96];
+	size_t len;
+	char *buf = fixture("log-infra-guestfs.yaml", &len, NULL);
+	assert_int_equal(lava_log_parse(buf, len, &con, &je, err, sizeof(err)), 0);
+	free(buf);
+	sb_release(&con);
+	snprintf(url, sizeof(url), "http://127.0.0.1:18791/scheduler/job/%lld", id);
+	json_object_object_add(l, "lab", json_object_new_string("lab"));
+	json_object_object_add(l, "job_id", json_object_new_int64(id));
+	json_object_object_add(l, "job_url", json_object_new_string(url));
+	json_object_object_add(l, "device", json_object_new_string("qemu-02"));
+	json_object_object_add(l, "device_type", json_object_new_string("qemu"));
+	lava_job_error_json(&je, l);
+	return l;
+}
+
+/* results.json keeps LAVA's error under the iteration's "lava" object, and
+ * kbench validate checks it: strings of printable ASCII, bounded. */
+static void test_results_job_error(void **state)
+{
+	json_object *doc = results_fixture(), *it, *l;
+	char err[256] = "", big[LAVA_ERROR_MSG_MAX + 1];
+	(void)state;
+	it = json_object_array_get_idx(jget(doc, "iterations"), 0);
+	json_object_object_add(it, "lava", l = failed_job_facts(18791001));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(l, "error_msg", json_object_new_string("a\nb"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "iteration 1: lava 'error_msg' should be a string of printable ASCII"));
+	memset(big, 'm', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	json_object_object_add(l, "error_msg", json_object_new_string(big));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	big[LAVA_ERROR_MSG_MAX - 1] = '\0';
+	json_object_object_add(l, "error_msg", json_object_new_string(big));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(l, "error_type", json_object_new_int(3));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "lava 'error_type'"));
+	json_object_object_add(l, "error_type", json_object_new_string("Infra\xc3\xa9"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_put(doc);
+}
+
+/* A failed boot tried again (any backend; lava: a new job): boot_retries
+ * keeps that boot's error, console and its own backend facts (the failed
+ * job and LAVA's error), the retry's facts are the iteration's, kbench
+ * validate checks the entries, and the run's summary says how many boots
+ * were retried. */
+static void test_boot_retries(void **state)
+{
+	json_object *doc = results_fixture(), *its, *it, *a, *br, *it2;
+	char err[256] = "", *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+	(void)state;
+	its = jget(doc, "iterations");
+	it = json_object_array_get_idx(its, 0);
+	/* boot 1 failed: the iteration as run.c leaves it then */
+	json_object_object_add(it, "status", json_object_new_string("failed"));
+	json_object_object_add(it, "error", json_object_new_string(
+		"boot failed: the lab failed: LAVA job 18791001 on qemu-02 ended Incomplete before "
+		"kbench's agent connected; LAVA says: Infrastructure: Unable to start libguestfs "
+		"(http://127.0.0.1:18791/scheduler/job/18791001)"));
+	json_object_object_add(it, "console_tail", json_object_new_string("tail"));
+	json_object_object_add(it, "lava", failed_job_facts(18791001));
+	a = results_boot_retry(it, 1, "console/iter-1.boot-1.log", NULL, "lava");
+	assert_int_equal(json_object_get_int(jget(a, "attempt")), 1);
+	assert_non_null(strstr(jstr(a, "error"), "LAVA says: Infrastructure: Unable to start libguestfs"));
+	assert_string_equal(jstr(a, "console"), "console/iter-1.boot-1.log");
+	assert_int_equal(json_object_get_int64(jget(jget(a, "lava"), "job_id")), 18791001);
+	assert_string_equal(jstr(jget(a, "lava"), "error_type"), "Infrastructure");
+	assert_null(jget(it, "lava"));
+	assert_null(jget(it, "error"));
+	assert_null(jget(it, "status"));
+	assert_null(jget(it, "console_tail"));
+	/* boot 2, a new job, ran the iteration */
+	json_object_object_add(it, "lava", failed_job_facts(18791002));
+	json_object_object_del(jget(it, "lava"), "error_type");
+	json_object_object_del(jget(it, "lava"), "error_msg");
+	json_object_object_add(it, "status", json_object_new_string("ok"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	f = open_memstream(&out, &outlen);
+	print_summary(doc, f);
+	fclose(f);
+	assert_non_null(strstr(out, "iterations: 1 ok, 0 failed; 1 boot retried (1 failed boot tried "
+				    "again, in iteration 1: boot_retries in results.json)"));
+	free(out);
+	/* a backend without facts (qemu): no key moved; two iterations */
+	it2 = NULL;
+	assert_int_equal(json_object_deep_copy(it, &it2, NULL), 0);
+	json_object_object_add(it2, "index", json_object_new_int(2));
+	json_object_object_del(it2, "boot_retries");
+	json_object_object_add(it2, "error", json_object_new_string("boot failed: no hello"));
+	a = results_boot_retry(it2, 1, "console/iter-2.boot-1.log", NULL, NULL);
+	assert_null(jget(a, "lava"));
+	assert_non_null(jget(it2, "lava"));
+	json_object_object_add(it2, "status", json_object_new_string("ok"));
+	json_object_array_add(its, it2);
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	f = open_memstream(&out, &outlen);
+	print_summary(doc, f);
+	fclose(f);
+	assert_non_null(strstr(out, "iterations: 2 ok, 0 failed; 2 boots retried (2 failed boots tried "
+				    "again, in iterations 1, 2: boot_retries in results.json)"));
+	free(out);
+	/* what kbench validate refuses */
+	br = jget(it2, "boot_retries");
+	a = json_object_array_get_idx(br, 0);
+	json_object_object_add(a, "attempt", json_object_new_int(0));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "iteration 2 boot_retries 1: 'attempt' should be 1 or more"));
+	json_object_object_add(a, "attempt", json_object_new_int(1));
+	json_object_object_add(a, "kernel_trouble", json_object_new_string("panic"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(a, "kernel_trouble", NULL);
+	json_object_object_add(a, "lava", failed_job_facts(18791003));
+	json_object_object_add(jget(a, "lava"), "error_type", json_object_new_string("In\tfra"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "iteration 2 boot_retries 1: lava 'error_type'"));
+	json_object_object_del(a, "lava");
+	json_object_object_del(a, "error");
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(it2, "boot_retries", json_object_new_string("1"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'boot_retries' should be a list"));
+	json_object_put(doc);
 }
 
 /* A console that is not NUL-terminated and ends where memory does (the
@@ -326,32 +595,33 @@ static void test_api_answers(void **state)
 		assert_int_equal(lava_job_labs_fault(&j, NULL), jobs[i].labs_fault);
 		free(buf);
 	}
-	/* the job's own error type, from its log (the dispatcher's results
-	 * entry of definition lava): the infrastructure's fault */
+	/* the job's own error, from its log (the dispatcher's results entry
+	 * of definition lava): the infrastructure's fault */
 	{
 		struct strbuf con = STRBUF_INIT;
-		char et[64];
+		struct lava_job_error je;
 		buf = fixture("job-incomplete-infra.json", &len, NULL);
 		assert_int_equal(lava_job_parse(buf, len, &j, err, sizeof(err)), 0);
 		free(buf);
 		buf = fixture("log-infra-guestfs.yaml", &len, NULL);
-		assert_int_equal(lava_log_parse(buf, len, &con, et, sizeof(et), err, sizeof(err)), 0);
+		assert_int_equal(lava_log_parse(buf, len, &con, &je, err, sizeof(err)), 0);
 		free(buf);
-		assert_string_equal(et, "Infrastructure");
-		assert_int_equal(lava_job_labs_fault(&j, et), 1);
+		assert_string_equal(je.type, "Infrastructure");
+		assert_int_equal(lava_job_labs_fault(&j, je.type), 1);
 		sb_reset(&con);
 		buf = fixture("log-complete.yaml", &len, NULL);
-		assert_int_equal(lava_log_parse(buf, len, &con, et, sizeof(et), err, sizeof(err)), 0);
+		assert_int_equal(lava_log_parse(buf, len, &con, &je, err, sizeof(err)), 0);
 		free(buf);
-		assert_string_equal(et, "");
+		assert_string_equal(je.type, "");
+		assert_string_equal(je.msg, "");
 		/* a device's own signal cannot claim it: only definition lava counts */
 		{
 			static const char forged[] = "- {\"dt\": \"x\", \"lvl\": \"results\", \"msg\": "
 				"{\"case\": \"job\", \"definition\": \"0_kbench\", \"error_type\": "
 				"\"Infrastructure\", \"result\": \"fail\"}}\n";
-			assert_int_equal(lava_log_parse(forged, sizeof(forged) - 1, &con, et, sizeof(et),
-							err, sizeof(err)), 0);
-			assert_string_equal(et, "");
+			assert_int_equal(lava_log_parse(forged, sizeof(forged) - 1, &con, &je, err,
+							sizeof(err)), 0);
+			assert_string_equal(je.type, "");
 		}
 		sb_release(&con);
 	}
@@ -861,7 +1131,9 @@ int main(void)
 		cmocka_unit_test(test_api_answers), cmocka_unit_test(test_job_yaml),
 		cmocka_unit_test(test_http),        cmocka_unit_test(test_publish),
 		cmocka_unit_test(test_initrd),      cmocka_unit_test(test_agent_steps),
-		cmocka_unit_test(test_test_cases),  cmocka_unit_test(test_block_unterminated),
+		cmocka_unit_test(test_test_cases),  cmocka_unit_test(test_job_error),
+		cmocka_unit_test(test_job_error_hostile), cmocka_unit_test(test_results_job_error),
+		cmocka_unit_test(test_boot_retries), cmocka_unit_test(test_block_unterminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
