@@ -48,7 +48,7 @@ dir="$tmp/lab"
 chmod 711 "$tmp"
 trap 'sh "$lab" stop "$dir"; rm -rf "$tmp"' EXIT
 # LAVA's daemons already running (another lab): not this test's leftovers
-daemons='gunicorn: (master|worker) \[lava_server|lava-server manage lava-scheduler|lava-worker'
+daemons='gunicorn: (master|worker) \[lava_server|lava-server manage lava-(scheduler|publisher)|lava-worker'
 before=$(pgrep -f "$daemons" | sort)
 t=$(date +%s)
 sh "$lab" start "$dir" "$port" || { bad "the LAVA lab did not start (logs: $dir/log)"; tail -20 "$dir"/log/*.log; finish; }
