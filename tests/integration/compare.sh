@@ -20,8 +20,8 @@ for v in mainline-stock rt-stock; do
 done
 logdir=${TEST_LOG_DIR:-$top/build/test-logs}
 mkdir -p "$logdir"
-# the smoke suite without its kernel compile (kbuild.sh and smoke_stock.sh
-# cover that): this test is about the comparison, and CI time is finite
+# the smoke suite without its kernel compile (smoke_stock.sh covers
+# that): this test is about the comparison, and CI time is finite
 awk '/^\[/ { skip = ($0 == "[kbuild]") } !skip' "$top/configs/suites/smoke.ini" >"$tmp/smoke.ini"
 
 # the A/A variant: the same kernel (same package, same cached image) and

@@ -18,7 +18,7 @@ for v in mainline-stock rt-stock; do
 	"$KB" fetch "$v" >"$tmp/fetch-$v" 2>&1 || { cat "$tmp/fetch-$v"; skip "cannot fetch $v (no mirror?)"; }
 done
 unset KBENCH_HISTORY
-# the smoke suite without its kernel compile (kbuild.sh covers that): two
+# the smoke suite without its kernel compile (smoke_stock.sh covers that): two
 # nights of two variants, and CI time is finite
 awk '/^\[/ { skip = ($0 == "[kbuild]") } !skip' "$top/configs/suites/smoke.ini" >"$tmp/smoke.ini"
 cat >"$tmp/nightly.ini" <<INI
