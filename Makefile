@@ -11,6 +11,8 @@
 #   make kernel-check  lockdep + locktorture on the patched RT kernel
 #   make kbuild-bench  kernel compile in the guest vs natively (emulation cost)
 #   make bench-kexec   [N=3] kexec to agent on the lab machine vs QEMU's boot
+#   make boot-study    [N=100] [CONFIGS="multi:max single:max multi:qemu64"] [LOAD=0|1]
+#                      boot oopses under TCG: N boots per QEMU configuration
 #   make fuzz       every parser under libFuzzer, FUZZ_SECONDS each (clang)
 
 CC      ?= gcc
@@ -114,6 +116,15 @@ kbuild-bench: deps all
 # (tests/check/kexec-bench.sh; N=3 boots each, KERNEL=mainline-stock).
 bench-kexec: deps all
 	sh tests/check/kexec-bench.sh
+
+# How often a stock kernel's boot oopses under TCG in each QEMU
+# configuration, THREAD:CPU (-accel tcg,thread=THREAD -cpu CPU), N boots
+# each without retry (tests/check/boot-oops.sh; KERNELS=mainline-stock,
+# LOAD=1: busy shell loops beside; docs/reliability.md "Boot oops under
+# TCG"). About 15-20 minutes per 100 boots on an idle 2-core host.
+boot-study: deps all
+	sh tests/check/boot-oops.sh
+.PHONY: boot-study
 
 # The commit that made a metric worse (docs/bisect.md):
 #   make bisect TREE=~/linux GOOD=v6.12 BAD=HEAD [KERNEL=plain] [SUITE=quick]

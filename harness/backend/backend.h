@@ -47,6 +47,11 @@
 /* What setup settled for the run. */
 struct backend_info {
 	char accel[16];        /* what really runs ("kvm", "tcg"), for results */
+	char cpu[128];         /* the CPU model the guest is given (qemu: -cpu,
+				* "host" under KVM), for results; "" when the
+				* backend does not choose one */
+	char tcg_thread[8];    /* qemu under TCG: "multi" or "single"
+				* (-accel tcg,thread=), else "" */
 	double time_scale;     /* workload deadlines are multiplied by this */
 	double boot_timeout_s; /* boot deadline unless the user gave one */
 };
@@ -100,6 +105,12 @@ extern const struct backend_ops lava_backend;
  * SOCK: everything the guest gets of the host is here (test_harness
  * test_qemu_args checks it against docs/security.md). (qemu.c) */
 void qemu_args(struct strvec *a, const struct boot_params *p, const char *sock);
+/* KBENCH_QEMU_TCG_THREAD (multi or single) and KBENCH_QEMU_CPU (a CPU
+ * model QEMU emulates, optionally with properties: max, qemu64,
+ * max,-la57) into PARAMS, the qemu backend's parameters (its tcg_thread
+ * and tcg_cpu options; unset or empty variables leave them). 0, or -1
+ * with ERR naming the variable and what it expects. (qemu.c) */
+int qemu_env_params(void *params, char *err, size_t errlen);
 /* The agent's socket of a boot in WORKDIR, into OUT: WORKDIR/agent.sock,
  * or, when that is too long for a UNIX socket, agent.sock in a private
  * mkdtemp directory /tmp/kbench-sock.XXXXXX. 0, or -1 with ERR. (qemu.c) */

@@ -1,12 +1,14 @@
 /* qemu.c - the QEMU backend: direct kernel boot, no graphics, console to a
  * log file, the agent on a virtio-serial port behind a UNIX socket. Its
- * own parameters (accelerator, deadlines under emulation) are its option
- * table; its process and socket are its private state. */
+ * own parameters (accelerator, deadlines under emulation, TCG's threading
+ * and CPU model) are its option table; its process and socket are its
+ * private state. */
 #include "backend/backend.h"
 #include "backend/hostroot.h"
 #include "backend/image.h"
 #include "agent/proto.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -28,9 +30,17 @@ struct qemu_params {
 	double tcg_scale;    /* workload deadlines under TCG */
 	int boot_timeout_kvm;
 	int boot_timeout_tcg;
+	int tcg_thread;      /* index into tcg_thread_choices */
+	char tcg_cpu[OPT_STR_MAX]; /* -cpu under TCG (KVM: host) */
 };
 
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
+static const char *const tcg_thread_choices[] = { "multi", "single", NULL };
+
+/* The longest -cpu value taken from KBENCH_QEMU_CPU (it is recorded in
+ * backend_info.cpu). */
+#define QEMU_CPU_MAX 127
+_Static_assert(sizeof(((struct backend_info *)0)->cpu) > QEMU_CPU_MAX, "backend_info.cpu");
 
 #define P(f) offsetof(struct qemu_params, f)
 static const struct opt_def qemu_opts[] = {
@@ -43,6 +53,11 @@ static const struct opt_def qemu_opts[] = {
 	{ "boot_timeout_tcg", OPT_INT, P(boot_timeout_tcg), 1, 3600, NULL,
 	  "seconds from start to the agent's hello under TCG (boots take seconds "
 	  "there, much longer on a busy host)" },
+	{ "tcg_thread", OPT_ENUM, P(tcg_thread), 0, 0, tcg_thread_choices,
+	  "TCG's threading: multi (a host thread per vCPU) or single (the vCPUs take "
+	  "turns on one thread) (KBENCH_QEMU_TCG_THREAD)" },
+	{ "tcg_cpu", OPT_STRING, P(tcg_cpu), 0, 0, NULL,
+	  "the CPU model QEMU emulates under TCG (KBENCH_QEMU_CPU)" },
 	OPT_END
 };
 #undef P
@@ -52,6 +67,8 @@ static const struct qemu_params qemu_defaults = {
 	.tcg_scale = 3.0,
 	.boot_timeout_kvm = 60,
 	.boot_timeout_tcg = 180,
+	.tcg_thread = 0,
+	.tcg_cpu = "max",
 };
 
 /* A running guest's QEMU. */
@@ -114,8 +131,111 @@ int accel_parse(const char *s, enum accel *a)
 	return 0;
 }
 
+/* S's first N bytes for a message: control and non-ASCII bytes as '?'. */
+static void shown(const char *s, char *out, size_t n)
+{
+	size_t i;
+	for (i = 0; s[i] && i + 1 < n; i++)
+		out[i] = s[i] >= ' ' && s[i] < 127 ? s[i] : '?';
+	if (n)
+		out[i] = '\0';
+}
+
+/* Is S one -cpu value and nothing else: MODEL[,PROP]..., MODEL a word
+ * [A-Za-z0-9][A-Za-z0-9._-]*, each PROP +NAME, -NAME or NAME[=VALUE] of
+ * such words (max,-la57; qemu64,+ssse3; Skylake-Client-v4,pmu=off)? The
+ * model's length into *MODEL_LEN. One argument QEMU reads as the CPU, never
+ * a second option. */
+static int cpu_value_ok(const char *s, size_t *model_len)
+{
+	static const char word[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789._-";
+	size_t n = strlen(s), k;
+	if (n < 1 || n > QEMU_CPU_MAX || !isalnum((unsigned char)s[0]))
+		return 0;
+	*model_len = strspn(s, word);
+	s += *model_len;
+	while (*s == ',') {
+		int sign = s[1] == '+' || s[1] == '-';
+		s += 1 + sign;
+		if (!(k = strspn(s, word)))
+			return 0;
+		s += k;
+		if (*s == '=' && !sign) {
+			if (!(k = strspn(s + 1, word)))
+				return 0;
+			s += 1 + k;
+		}
+	}
+	return *s == '\0';
+}
+
+int qemu_env_params(void *params, char *err, size_t errlen)
+{
+	struct qemu_params *qp = params;
+	const char *t = getenv("KBENCH_QEMU_TCG_THREAD"), *c = getenv("KBENCH_QEMU_CPU");
+	char show[80];
+	size_t ml = 0;
+	if (t && *t) {
+		if (!strcmp(t, "multi") || !strcmp(t, "single")) {
+			qp->tcg_thread = !strcmp(t, "single");
+		} else {
+			shown(t, show, sizeof(show));
+			snprintf(err, errlen, "KBENCH_QEMU_TCG_THREAD expects multi or single (TCG's "
+				 "threading), got '%s'", show);
+			return -1;
+		}
+	}
+	if (!c || !*c)
+		return 0;
+	shown(c, show, sizeof(show));
+	if (!cpu_value_ok(c, &ml)) {
+		snprintf(err, errlen, "KBENCH_QEMU_CPU expects a QEMU CPU model, optionally with "
+			 "properties (max, qemu64, Skylake-Client-v4, max,-la57: letters, digits, "
+			 "'._-', ',+=', at most %d characters), got '%s'", QEMU_CPU_MAX, show);
+		return -1;
+	}
+	if ((ml == 4 && !strncmp(c, "host", 4)) || (ml == 4 && !strncmp(c, "help", 4))) {
+		snprintf(err, errlen, "KBENCH_QEMU_CPU is the CPU model QEMU emulates under TCG; "
+			 "'%.4s' is not one (host needs KVM): give max, qemu64 or a named model "
+			 "(qemu-system-x86_64 -cpu help lists them)", c);
+		return -1;
+	}
+	snprintf(qp->tcg_cpu, sizeof(qp->tcg_cpu), "%s", c);
+	return 0;
+}
+
+/* Does this QEMU know CPU model MODEL (its first LEN bytes)? 1 yes, 0 no,
+ * -1 when `-cpu help` cannot tell (it failed, or its list is not the
+ * "x86 NAME  description" lines QEMU 7 prints). */
+static int qemu_knows_cpu(const char *model, size_t len)
+{
+	const char *argv[] = { QEMU_BIN, "-cpu", "help", NULL };
+	struct strbuf sb = STRBUF_INIT;
+	int found = -1;
+	if (run_capture(argv, 20, &sb) == 0 && sb.buf) {
+		for (char *l = sb.buf, *nl; l; l = nl) {
+			const char *name;
+			if ((nl = strchr(l, '\n')))
+				*nl++ = '\0';
+			if (!strncmp(l, "Recognized", 10))
+				break; /* the CPUID flags follow */
+			if (strncmp(l, "x86 ", 4))
+				continue;
+			name = l + 4 + strspn(l + 4, " ");
+			if (found < 0)
+				found = 0;
+			if (!strncmp(name, model, len) && (!name[len] || isspace((unsigned char)name[len])))
+				found = 1;
+		}
+	}
+	sb_release(&sb);
+	return found;
+}
+
 static void push_machine(struct strvec *a, const struct boot_params *p)
 {
+	const struct qemu_params *qp = qparams(p);
 	strvec_push(a, "-nodefaults");
 	strvec_push(a, "-no-user-config");
 	strvec_push(a, "-display");
@@ -124,9 +244,12 @@ static void push_machine(struct strvec *a, const struct boot_params *p)
 	strvec_push(a, "-machine");
 	strvec_push(a, "q35");
 	strvec_push(a, "-accel");
-	strvec_push(a, qparams(p)->accel == ACCEL_KVM ? "kvm" : "tcg,thread=multi");
+	if (qp->accel == ACCEL_KVM)
+		strvec_push(a, "kvm");
+	else
+		strvec_pushf(a, "tcg,thread=%s", tcg_thread_choices[qp->tcg_thread ? 1 : 0]);
 	strvec_push(a, "-cpu");
-	strvec_push(a, qparams(p)->accel == ACCEL_KVM ? "host" : "max");
+	strvec_push(a, qp->accel == ACCEL_KVM ? "host" : qp->tcg_cpu);
 	strvec_push(a, "-smp");
 	if (p->cpus_as_sockets)
 		strvec_pushf(a, "%d,sockets=%d,cores=1,threads=1", p->vcpus, p->vcpus);
@@ -341,7 +464,16 @@ static int qemu_version(char *out, size_t len)
 
 static int qemu_check_tools(const struct boot_params *p)
 {
-	char *qi;
+	struct qemu_params qp = *qparams(p);
+	char err[512], *qi;
+	size_t ml = 0;
+	/* the TCG knobs refused before anything is built or booted */
+	if (qemu_env_params(&qp, err, sizeof(err)))
+		return error("%s", err);
+	if (strcmp(qp.tcg_cpu, qemu_defaults.tcg_cpu) && cpu_value_ok(qp.tcg_cpu, &ml) &&
+	    qemu_knows_cpu(qp.tcg_cpu, ml) == 0)
+		return error("KBENCH_QEMU_CPU: this QEMU has no CPU model '%.*s' (qemu-system-x86_64 "
+			     "-cpu help lists them)", (int)ml, qp.tcg_cpu);
 	if (!p->build_disk)
 		return 0;
 	qi = which("qemu-img");
@@ -406,13 +538,33 @@ static void qemu_cleanup(const struct boot_params *p)
 		rm_rf(path);
 }
 
-static int qemu_setup(void *params, const struct boot_params *probe, struct backend_info *info)
+static int qemu_setup(void *params, const struct boot_params *probe, struct backend_info *bi)
 {
 	struct qemu_params *qp = params;
+	const char *t = getenv("KBENCH_QEMU_TCG_THREAD"), *c = getenv("KBENCH_QEMU_CPU");
+	char err[512];
+	size_t ml;
+	if (qemu_env_params(qp, err, sizeof(err)))
+		return error("%s", err);
+	if (!cpu_value_ok(qp->tcg_cpu, &ml))
+		return error("backend 'qemu' option tcg_cpu: '%.60s' is not a QEMU CPU model", qp->tcg_cpu);
 	qp->accel = accel_resolve((enum accel)qp->accel, probe);
-	snprintf(info->accel, sizeof(info->accel), "%s", accel_name((enum accel)qp->accel));
-	info->time_scale = qp->accel == ACCEL_TCG ? qp->tcg_scale : 1.0;
-	info->boot_timeout_s = qp->accel == ACCEL_TCG ? qp->boot_timeout_tcg : qp->boot_timeout_kvm;
+	snprintf(bi->accel, sizeof(bi->accel), "%s", accel_name((enum accel)qp->accel));
+	if (qp->accel == ACCEL_KVM) {
+		if ((t && *t) || (c && *c))
+			warning("KBENCH_QEMU_TCG_THREAD and KBENCH_QEMU_CPU apply under TCG only: "
+				"this run is under KVM (-cpu host)");
+		snprintf(bi->cpu, sizeof(bi->cpu), "host");
+	} else {
+		snprintf(bi->cpu, sizeof(bi->cpu), "%s", qp->tcg_cpu);
+		snprintf(bi->tcg_thread, sizeof(bi->tcg_thread), "%s",
+			 tcg_thread_choices[qp->tcg_thread ? 1 : 0]);
+		if ((t && *t) || (c && *c))
+			info("kbench: TCG as KBENCH_QEMU_TCG_THREAD and KBENCH_QEMU_CPU say: -accel "
+			     "tcg,thread=%s -cpu %s", bi->tcg_thread, bi->cpu);
+	}
+	bi->time_scale = qp->accel == ACCEL_TCG ? qp->tcg_scale : 1.0;
+	bi->boot_timeout_s = qp->accel == ACCEL_TCG ? qp->boot_timeout_tcg : qp->boot_timeout_kvm;
 	return 0;
 }
 

@@ -626,6 +626,26 @@ static int check_boot_retries(json_object *it, const char *where, char *err, siz
 /* host.backend (a name: [a-z][a-z0-9_-]*, at most 32), host.backend_version
  * (a string) and host.target (a target's name), when present: older runs
  * lack them. */
+/* host.guest_cpu (QEMU's -cpu: a model and its properties, 1-127 of
+ * [A-Za-z0-9._,+=-]) and host.tcg_thread (multi, single): optional, absent
+ * in runs before they were recorded and for backends that boot no QEMU. */
+static int host_guest_cpu_check(json_object *host, char *err, size_t len)
+{
+	json_object *c = json_object_object_get(host, "guest_cpu");
+	json_object *t = json_object_object_get(host, "tcg_thread");
+	const char *n;
+	size_t l;
+	if (c && (!json_object_is_type(c, json_type_string) ||
+		  (l = strlen(n = json_object_get_string(c))) < 1 || l > 127 ||
+		  strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._,+=-") != l))
+		return verr(err, len, "host: 'guest_cpu' should be a QEMU CPU model (1-127 of "
+			    "[A-Za-z0-9._,+=-])");
+	if (t && (!json_object_is_type(t, json_type_string) ||
+		  (strcmp(n = json_object_get_string(t), "multi") && strcmp(n, "single"))))
+		return verr(err, len, "host: 'tcg_thread' should be multi or single");
+	return 0;
+}
+
 static int host_backend_check(json_object *host, char *err, size_t len)
 {
 	json_object *b = json_object_object_get(host, "backend");
@@ -643,6 +663,8 @@ static int host_backend_check(json_object *host, char *err, size_t len)
 			return verr(err, len, "host: '%s' should be a %s's name (1-64 of [A-Za-z0-9._-])",
 				    names[i], names[i]);
 	}
+	if (host_guest_cpu_check(host, err, len))
+		return -1;
 	if (!b)
 		return 0;
 	if (!json_object_is_type(b, json_type_string))

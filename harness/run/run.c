@@ -1354,10 +1354,28 @@ static void host_name_add(json_object *host, const char *key, const char *path)
 		json_object_object_add(host, key, json_object_new_string(name));
 }
 
+/* A resumed run's guest given the CPU model and TCG threading the run
+ * started with (KBENCH_QEMU_CPU, KBENCH_QEMU_TCG_THREAD), or its halves
+ * would not belong together; runs before they were recorded pass. */
+static int resume_same_cpu(struct bench *b)
+{
+	json_object *h = jget(b->old, "host");
+	const char *cpu = jstr(h, "guest_cpu"), *th = jstr(h, "tcg_thread");
+	if ((cpu && strcmp(cpu, b->bi.cpu)) || (th && strcmp(th, b->bi.tcg_thread)))
+		return error("--resume: the run's guest had -cpu %s%s%s, this one would have -cpu "
+			     "%s%s%s: set KBENCH_QEMU_CPU and KBENCH_QEMU_TCG_THREAD as the run had them, "
+			     "or start a new run", cpu ? cpu : "?", th ? " under TCG thread=" : "",
+			     th ? th : "", b->bi.cpu, b->bi.tcg_thread[0] ? " under TCG thread=" : "",
+			     b->bi.tcg_thread);
+	return 0;
+}
+
 /* Phase 3: the results document, new or resumed, saved. */
 static int bench_document(struct bench *b)
 {
 	if (b->old) {
+		if (resume_same_cpu(b))
+			return -1;
 		b->doc = b->old;
 		b->old = NULL;
 		results_resumed(b->doc);
@@ -1370,6 +1388,12 @@ static int bench_document(struct bench *b)
 		char ver[256];
 		b->bk->version(ver, sizeof(ver));
 		json_object_object_add(h.host, "accel", json_object_new_string(b->bi.accel));
+		/* what the guest was given: the CPU model, TCG's threading */
+		if (b->bi.cpu[0])
+			json_object_object_add(h.host, "guest_cpu", json_object_new_string(b->bi.cpu));
+		if (b->bi.tcg_thread[0])
+			json_object_object_add(h.host, "tcg_thread",
+					       json_object_new_string(b->bi.tcg_thread));
 		json_object_object_add(h.host, "backend", json_object_new_string(b->bk->name));
 		json_object_object_add(h.host, "backend_version", json_object_new_string(ver));
 		/* a remote machine's facts come from its agent (bench_record);

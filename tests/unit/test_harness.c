@@ -546,6 +546,134 @@ static void qemu_args_check(const struct boot_params *p, const char *sock, int c
  * not links and the staged /etc (never /etc), each read-only; without
  * it, no share at all; -nodefaults (QEMU adds no NIC) and no network
  * option or device. */
+/* The value QEMU's arguments for P give option OPT (once). */
+static char *qemu_arg(const struct boot_params *p, const char *opt)
+{
+	struct strvec a = STRVEC_INIT;
+	char *v = NULL;
+	qemu_args(&a, p, "/c/tmp/run-42/agent.sock");
+	for (size_t i = 0; i + 1 < a.n; i++)
+		if (!strcmp(a.v[i], opt)) {
+			assert_null(v);
+			v = xstrdup(a.v[i + 1]);
+		}
+	strvec_clear(&a);
+	assert_non_null(v);
+	return v;
+}
+
+static void assert_qemu_arg(const struct boot_params *p, const char *opt, const char *want)
+{
+	char *v = qemu_arg(p, opt);
+	assert_string_equal(v, want);
+	free(v);
+}
+
+/* TCG's threading and CPU model (issue 33's boot oops study): multi and
+ * max by default, what the backend's options or KBENCH_QEMU_TCG_THREAD and
+ * KBENCH_QEMU_CPU say otherwise; KVM is always -cpu host. A bad value is
+ * refused naming the variable and what it expects, and leaves the
+ * parameters as they were. */
+static void qemu_args_tcg(const struct boot_params *p0)
+{
+	const struct backend_ops *q = &qemu_backend;
+	struct boot_params p = *p0;
+	void *qp = backend_params_new(q);
+	char err[512];
+	static const char *const good[] = { "qemu64", "max,-la57", "qemu64,+ssse3",
+					    "Skylake-Client-v4,pmu=off", "EPYC-Rome", "base,lm=on", NULL };
+	static const char *const bad[] = { "max -device foo", "max,,x", "max,", ",max", "-max",
+					   "max\n", "max,+a=b", "max,a=", "a;b", "max,-", "\033[2J",
+					   NULL };
+	char longv[200];
+
+	/* defaults (no parameters: the backend's defaults) */
+	p.bparams = NULL;
+	assert_qemu_arg(&p, "-accel", "tcg,thread=multi");
+	assert_qemu_arg(&p, "-cpu", "max");
+	p.bparams = qp;
+	assert_qemu_arg(&p, "-accel", "tcg,thread=multi");
+	assert_qemu_arg(&p, "-cpu", "max");
+	/* the options by name */
+	assert_int_equal(backend_param_set(q, qp, "tcg_thread", "single"), 0);
+	assert_int_equal(backend_param_set(q, qp, "tcg_cpu", "qemu64"), 0);
+	assert_int_equal(backend_param_set(q, qp, "tcg_thread", "many"), -1);
+	assert_qemu_arg(&p, "-accel", "tcg,thread=single");
+	assert_qemu_arg(&p, "-cpu", "qemu64");
+	assert_int_equal(backend_param_set(q, qp, "accel", "kvm"), 0);
+	assert_qemu_arg(&p, "-accel", "kvm");
+	assert_qemu_arg(&p, "-cpu", "host");
+	free(qp);
+
+	/* the environment */
+	qp = backend_params_new(q);
+	p.bparams = qp;
+	unsetenv("KBENCH_QEMU_TCG_THREAD");
+	unsetenv("KBENCH_QEMU_CPU");
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	assert_qemu_arg(&p, "-accel", "tcg,thread=multi");
+	assert_qemu_arg(&p, "-cpu", "max");
+	setenv("KBENCH_QEMU_TCG_THREAD", "", 1);
+	setenv("KBENCH_QEMU_CPU", "", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	assert_qemu_arg(&p, "-cpu", "max");
+	setenv("KBENCH_QEMU_TCG_THREAD", "single", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	assert_qemu_arg(&p, "-accel", "tcg,thread=single");
+	setenv("KBENCH_QEMU_TCG_THREAD", "multi", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	assert_qemu_arg(&p, "-accel", "tcg,thread=multi");
+	for (int i = 0; good[i]; i++) {
+		setenv("KBENCH_QEMU_CPU", good[i], 1);
+		assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+		assert_qemu_arg(&p, "-cpu", good[i]);
+	}
+	setenv("KBENCH_QEMU_CPU", "qemu64", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	for (int i = 0; bad[i]; i++) {
+		setenv("KBENCH_QEMU_CPU", bad[i], 1);
+		err[0] = '\0';
+		if (qemu_env_params(qp, err, sizeof(err)) != -1)
+			fail_msg("KBENCH_QEMU_CPU='%s' taken", bad[i]);
+		assert_non_null(strstr(err, "KBENCH_QEMU_CPU expects a QEMU CPU model"));
+		assert_null(strchr(err, '\n'));
+		assert_null(strchr(err, '\033'));
+		assert_qemu_arg(&p, "-cpu", "qemu64"); /* unchanged */
+	}
+	/* 127 characters taken, 128 refused */
+	memset(longv, 'a', 127);
+	longv[127] = '\0';
+	setenv("KBENCH_QEMU_CPU", longv, 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	longv[127] = 'a';
+	longv[128] = '\0';
+	setenv("KBENCH_QEMU_CPU", longv, 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	/* host needs KVM; help would print QEMU's list and boot nothing */
+	setenv("KBENCH_QEMU_CPU", "host", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "KBENCH_QEMU_CPU"));
+	assert_non_null(strstr(err, "host needs KVM"));
+	setenv("KBENCH_QEMU_CPU", "help", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	setenv("KBENCH_QEMU_CPU", "host,-la57", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	setenv("KBENCH_QEMU_CPU", "hostile", 1); /* a model that only starts like host */
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	unsetenv("KBENCH_QEMU_CPU");
+	/* a bad threading value */
+	setenv("KBENCH_QEMU_TCG_THREAD", "Multi", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	assert_string_equal(err, "KBENCH_QEMU_TCG_THREAD expects multi or single (TCG's threading), "
+				 "got 'Multi'");
+	setenv("KBENCH_QEMU_TCG_THREAD", "single\033[0m", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "got 'single?[0m'"));
+	assert_qemu_arg(&p, "-accel", "tcg,thread=multi");
+	unsetenv("KBENCH_QEMU_TCG_THREAD");
+	free(qp);
+}
+
 static void test_qemu_args(void **state)
 {
 	struct boot_params p = { .kernel = "/c/kernels/vmlinuz-6.12", .initrd = "/c/initramfs/i.cpio",
@@ -570,6 +698,7 @@ static void test_qemu_args(void **state)
 	assert_int_equal(c[0], 2);
 	assert_int_equal(c[1], shared);
 	assert_int_equal(c[2], 2);
+	qemu_args_tcg(&p);
 }
 
 /* The agent's socket: in the boot's work directory while the path fits a
@@ -790,6 +919,26 @@ static void test_results_backend(void **state)
 	json_object_object_add(host, "lab", json_object_new_string("lab/../x"));
 	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "'lab' should be a lab's name"));
+	json_object_object_del(host, "lab");
+	/* host.guest_cpu and host.tcg_thread: what QEMU gave the guest */
+	json_object_object_add(host, "guest_cpu", json_object_new_string("max,-la57"));
+	json_object_object_add(host, "tcg_thread", json_object_new_string("single"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(host, "guest_cpu", json_object_new_string("max -device x"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'guest_cpu' should be a QEMU CPU model"));
+	json_object_object_add(host, "guest_cpu", json_object_new_string(""));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(host, "guest_cpu", json_object_new_int(64));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(host, "guest_cpu", json_object_new_string("qemu64"));
+	json_object_object_add(host, "tcg_thread", json_object_new_string("both"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'tcg_thread' should be multi or single"));
+	json_object_object_add(host, "tcg_thread", json_object_new_boolean(1));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(host, "tcg_thread", json_object_new_string("multi"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
 	json_object_put(doc);
 	free(text);
 }
