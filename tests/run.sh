@@ -75,6 +75,14 @@ for t in "$@"; do
 	fi
 done
 
+# The host's busy and total CPU ticks so far (/proc/stat's first line): a
+# test's share of busy CPU says whether its time is the guests' work or
+# waiting (timeouts, polls, a lab's queue), where sharing would pay.
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat; }
+busy_pct() { # BUSY0 TOTAL0 BUSY1 TOTAL1
+	[ "$4" -gt "$2" ] && echo $(( ($3 - $1) * 100 / ($4 - $2) )) || echo 0
+}
+
 # The pids of live processes with KBENCH_TEST_TAG=$1 in their environment,
 # after up to 10 s for them to end by themselves.
 leftovers() {
@@ -95,9 +103,12 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 	out="$log_dir/$(basename "$s" .sh).log"
 	start=$(date +%s)
 	tag="$(basename "$s" .sh).$$"
+	c0=$(cpu_ticks)
 	KBENCH_TEST_TAG=$tag sh "$s" >"$out" 2>&1
 	rc=$?
 	el=$(( $(date +%s) - start ))
+	# shellcheck disable=SC2046
+	busy=$(busy_pct $c0 $(cpu_ticks))
 	echo "$el $name" >>"$times"
 	left=$(leftovers "$tag")
 	if [ -n "$left" ]; then
@@ -109,7 +120,7 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 		[ "$rc" = 0 ] || [ "$rc" = 77 ] && rc=1
 	fi
 	case $rc in
-	0) pass=$((pass + 1)); echo "ok   $name (${el}s)" ;;
+	0) pass=$((pass + 1)); echo "ok   $name (${el}s, host CPU ${busy}% busy)" ;;
 	77) if strict; then
 		fail=$((fail + 1)); failed_names="$failed_names $name"
 		echo "FAIL $name (skipped in a strict run: $(grep '^SKIP' "$out" | tail -1))"
@@ -117,7 +128,7 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 		skip=$((skip + 1)); echo "skip $name: $(grep '^SKIP' "$out" | tail -1)"
 	    fi ;;
 	*) fail=$((fail + 1)); failed_names="$failed_names $name"
-	   echo "FAIL $name (exit $rc, ${el}s; log $out)"
+	   echo "FAIL $name (exit $rc, ${el}s, host CPU ${busy}% busy; log $out)"
 	   # the failed checks and kbench's warnings from the whole log (CI
 	   # keeps only part of the output), then its end
 	   grep -E '^(FAIL|warning|note)' "$out" | head -50 | sed 's/^/| /'

@@ -35,7 +35,7 @@ if pgrep -f kbench-leaked-loop >/dev/null; then
 else
 	ok "the leftover was killed"
 fi
-grep -q "^ok   integration/clean ([0-9]*s)" "$tmp/out" && grep -q "^time: tests [0-9]* s, in all [0-9]* s .*slowest: integration/" "$tmp/out" &&
+grep -q "^ok   integration/clean ([0-9]*s, host CPU [0-9]*% busy)" "$tmp/out" && grep -q "^time: tests [0-9]* s, in all [0-9]* s .*slowest: integration/" "$tmp/out" &&
 	ok "each test's time and the total printed" || bad "no time per test or in all"
 
 # a real cmocka binary with one test that passes and one that calls skip()
