@@ -97,20 +97,40 @@ leftovers() {
 	echo $p
 }
 
-for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
-	[ -f "$s" ] || continue
-	name=integration/$(basename "$s" .sh)
-	out="$log_dir/$(basename "$s" .sh).log"
+# A script's lane, from its header line "# lane: background|beside"
+# (alone when it has none): a background script starts first and runs
+# while the "beside" scripts run one after another; the others run alone
+# once it has ended. A background script is one whose time is mostly
+# waiting on a slow machine (ssh_backend's lab VM uses about half the
+# host's CPU: boots, ssh, copies), a "beside" one a test whose checks hold
+# on a busy host (kbench's iterations are flagged, not refused); a test
+# that measures the host (host_noise) or judges noise (a nightly) runs
+# alone.
+lane() { sed -n '1,40s/^# lane: \(background\|beside\)$/\1/p' "$1" | head -1; }
+
+# run_script SCRIPT: run one integration script (its log in $log_dir),
+# then write "rc seconds busy%" to its .result file (in the background
+# for a background script; judge reads it)
+run_script() {
+	b=$(basename "$1" .sh)
 	start=$(date +%s)
-	tag="$(basename "$s" .sh).$$"
 	c0=$(cpu_ticks)
-	KBENCH_TEST_TAG=$tag sh "$s" >"$out" 2>&1
+	KBENCH_TEST_TAG="$b.$$" sh "$1" >"$log_dir/$b.log" 2>&1
 	rc=$?
-	el=$(( $(date +%s) - start ))
 	# shellcheck disable=SC2046
-	busy=$(busy_pct $c0 $(cpu_ticks))
+	echo "$rc $(( $(date +%s) - start )) $(busy_pct $c0 $(cpu_ticks))" >"$log_dir/$b.result"
+}
+
+# judge SCRIPT [NOTE]: the script's result counted and printed, after the
+# leftover check of every process with its tag
+judge() {
+	b=$(basename "$1" .sh)
+	name=integration/$b
+	out="$log_dir/$b.log"
+	read -r rc el busy <"$log_dir/$b.result" || { rc=1 el=0 busy=0; }
+	rm -f "$log_dir/$b.result"
 	echo "$el $name" >>"$times"
-	left=$(leftovers "$tag")
+	left=$(leftovers "$b.$$")
 	if [ -n "$left" ]; then
 		{
 			echo "FAIL: the test left processes running:"
@@ -120,7 +140,7 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 		[ "$rc" = 0 ] || [ "$rc" = 77 ] && rc=1
 	fi
 	case $rc in
-	0) pass=$((pass + 1)); echo "ok   $name (${el}s, host CPU ${busy}% busy)" ;;
+	0) pass=$((pass + 1)); echo "ok   $name (${el}s, host CPU ${busy}% busy${2:+; $2})" ;;
 	77) if strict; then
 		fail=$((fail + 1)); failed_names="$failed_names $name"
 		echo "FAIL $name (skipped in a strict run: $(grep '^SKIP' "$out" | tail -1))"
@@ -128,12 +148,38 @@ for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
 		skip=$((skip + 1)); echo "skip $name: $(grep '^SKIP' "$out" | tail -1)"
 	    fi ;;
 	*) fail=$((fail + 1)); failed_names="$failed_names $name"
-	   echo "FAIL $name (exit $rc, ${el}s, host CPU ${busy}% busy; log $out)"
+	   echo "FAIL $name (exit $rc, ${el}s, host CPU ${busy}% busy${2:+; $2}; log $out)"
 	   # the failed checks and kbench's warnings from the whole log (CI
 	   # keeps only part of the output), then its end
 	   grep -E '^(FAIL|warning|note)' "$out" | head -50 | sed 's/^/| /'
 	   tail -40 "$out" ;;
 	esac
+}
+
+scripts=""
+for s in "${TESTS_DIR:-$top/tests/integration}"/${TESTS_FILTER:-*}.sh; do
+	[ -f "$s" ] && scripts="$scripts $s"
+done
+bg="" bgpids="" besides=""
+for s in $scripts; do
+	if [ "$(lane "$s")" = background ]; then
+		echo "start $(basename "$s" .sh) in the background (lane: background)"
+		run_script "$s" &
+		bg="$bg $s" bgpids="$bgpids $!"
+		besides="$besides $(basename "$s" .sh)"
+	fi
+done
+for s in $scripts; do
+	[ "$(lane "$s")" = beside ] || continue
+	run_script "$s"
+	judge "$s" "${bg:+beside$besides}"
+done
+for p in $bgpids; do wait "$p"; done
+for s in $bg; do judge "$s" "beside the tests marked beside"; done
+for s in $scripts; do
+	case $(lane "$s") in background | beside) continue ;; esac
+	run_script "$s"
+	judge "$s"
 done
 
 now=$(date +%s)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # kbench bisect's checks before anything is built, and its cleanup: no VM.
 # A tiny git repository that looks like a kernel tree (its builds fail at
 # once) stands in for the kernel; the real bisection is tests/check/bisect.sh

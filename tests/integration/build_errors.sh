@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Source builds fail cleanly: a missing source, a patch that does not
 # apply, a config option that vanished and a failing compile each give a
 # message naming the step (and its log), exit 2, and no cache entry.

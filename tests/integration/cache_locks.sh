@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Shared-cache locking without a real kernel (docs/reliability.md): a fake
 # source tree (KSRC, as kconfig_cache.sh) whose make only pretends, slowly,
 # and counts each bzImage and `make prepare` it is asked for.

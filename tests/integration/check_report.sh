@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Negative controls for check_report.py, the check that report.html shows
 # the figures comparison.json holds (compare.sh runs it on a real
 # campaign): the golden reports pass, and a report doctored in one way

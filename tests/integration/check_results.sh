@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Negative controls for check_results.py, the checker the QEMU tests trust
 # (smoke_stock, patched_kernel, ...): real results.json files
 # (tests/fixtures/results/, README there) pass, and each validity check,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # The pipelines in ci/ checked by parsers of their own formats: yamllint
 # (ci/yamllint.yml), then each file against a JSON schema of its CI
 # system's syntax (tests/fixtures/schemas/, the subset of keys kbench uses,

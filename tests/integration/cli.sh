@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Bad input: clear message, exit 2, and earlier results untouched.
 . "$(dirname "$0")/../lib.sh"
 export KBENCH_CACHE="$tmp/cache"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # A real campaign of mainline-stock, an A/A copy of it and rt-stock
 # (smoke suite, 2 rounds, booted under QEMU here): the interleaved order,
 # the summary table,

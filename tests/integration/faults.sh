@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # The fault suite (docs/reliability.md): each fault ends with the right
 # exit status, no QEMU left behind, and every completed iteration kept.
 #   init crashes -> kernel panic      agent never answers

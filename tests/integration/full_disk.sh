@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # A full disk under --reports (a small tmpfs, so root is needed to mount
 # it): too little space is refused before anything boots; a disk that fills
 # up during a run stops the run at the first iteration that cannot be saved

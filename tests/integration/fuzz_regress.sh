@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Every fuzz seed and every input a fuzzer crashed on, replayed through the
 # libFuzzer builds of the targets (make fuzz-regress; a few seconds). Needs
 # Debian's clang (sh harness/deps.sh fuzz); without it the gcc-built unit

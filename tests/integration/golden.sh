@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Golden outputs of the comparison commands: `kbench compare`, `kbench
 # report` and `kbench regress` run on the stored runs in
 # tests/fixtures/golden/ (nothing boots, under a second) must write exactly

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # The history database without booting anything (synthetic results from
 # build/synth-runs): import and filters, duplicates, a writer killed in the
 # middle of a transaction (KBENCH_HISTORY_TEST_CRASH, and a real SIGKILL

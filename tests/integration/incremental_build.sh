@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Consecutive commits of one user tree (KSRC, the steps of kbench bisect)
 # build in one object dir: make recompiles only what a commit changed, a
 # revisited commit is a cache hit, a changed .config is seen, a patched

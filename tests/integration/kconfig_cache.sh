@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # `kbench kconfig` writes the merged config and touches no build-cache
 # index: a variant built before still shows as cached after it (it used
 # to write an uninitialised key into builds/by-variant and builds/inputs).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # A real LAVA lab (tests/tools/lavalab.sh: Debian 12's LAVA 2023.01 on
 # 127.0.0.1, its own PostgreSQL cluster, two qemu devices under TCG) and
 # kbench's side of it:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # The architecture as a checked rule (docs/architecture.md draws it):
 #  1. a layer includes only itself and the layers below it (the table
 #     below is the one in docs/architecture.md); workloads/ and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # The local backend: a suite on this machine's running kernel, no boot
 # (--backend local --kernel running), dbench in a --scratch DIR; results
 # valid, with the machine's facts; a variant that is not running, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # kbuild on the local backend (issue 12): kernel/locking/ of the cached,
 # natively prepared defconfig tree compiled on this host with its own
 # toolchain, in a copy of the pristine object directory inside the

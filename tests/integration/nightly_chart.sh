@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # The trend charts of a long history (docs/nightly.md, "Trend charts"),
 # rendered in headless Chromium: build/nightly-bench-seed writes 2 hosts x
 # 4 variants x 450 nights (nothing boots) with an 8% step in rt's

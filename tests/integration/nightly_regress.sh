@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # kbench nightly on stored synthetic runs (build/synth-runs; nothing
 # boots): four nights make the level, then two nights whose rt run has
 # hackbench 30% slower (the injected regression): exit 1 both nights, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Boot both stock Debian 6.12 kernels under QEMU and run the smoke suite
 # (rt-stock the whole of it, kbuild included, as `make bench SUITE=smoke`
 # does, with the kbuild workload's checks (once kbuild.sh) and the guest-read probe; mainline-stock without the kernel compile, to spare CI time, and

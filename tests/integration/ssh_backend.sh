@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: background
 # The ssh backend on a lab machine (tests/tools/labvm.sh: a Debian 12 VM
 # under TCG, ssh forwarded to 127.0.0.1 only, its console in a file, its
 # monitor on a socket for the power-cycle command), driven exactly as a
@@ -27,7 +28,7 @@
 #    kexec), tinyconfig prepared there before the timer;
 #    after it the machine is on its default kernel, nothing left but the
 #    cache;
-#  - a remote step past its deadline (install_timeout = 20, mkinitramfs
+#  - a remote step past its deadline (install_timeout = 30, mkinitramfs
 #    running): exit 1, the iteration failed saying which step, after how
 #    long and which key gives it more; the step stopped there, no
 #    mkinitramfs left running and none of its temporary files, nothing of
@@ -340,7 +341,7 @@ expect_out "machine: CPU model"
 # cache's tars (as a machine with the variant's modules installed), so
 # the install step copies none, runs no depmod and starts mkinitramfs a
 # few seconds in; mkinitramfs takes about a minute there under TCG, and
-# install_timeout = 20 cuts it. Exit 1 (the iteration failed, before any
+# install_timeout = 30 cuts it. Exit 1 (the iteration failed, before any
 # kexec: no boot) with the step, the time and the key; the step stopped
 # on the lab: no mkinitramfs running, none of its temporary files, the
 # cache as it was (one entry), nothing else of kbench's.
@@ -349,11 +350,11 @@ rel=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["variant"
 if [ -z "$rel" ] || ! on_lab "set -e; e=\$(ls -d /var/tmp/kbench-cache/*/ | head -n 1); mkdir /lib/modules/$rel; tar -xf \$e/modules.tar -C /lib/modules/$rel; tar -xf \$e/depmod.tar -C /lib/modules/$rel"; then
 	bad "install_timeout: the 6.12 modules ($rel) not put in the lab's /lib/modules from its cache"
 fi
-target "$tmp/slow.ini" "install_timeout=20"
+target "$tmp/slow.ini" "install_timeout=30"
 expect_exit 1 run --target "$tmp/slow.ini" --run-id slow
 expect_out "kernel copied in [0-9]* s$"
-expect_out "cannot install the kernel: the step 'making the initrd (mkinitramfs)' did not finish within 20 s; give it more time with install_timeout = N (seconds) in '$tmp/slow.ini'"
-python3 -c 'import json, sys; it = json.load(open(sys.argv[1]))["iterations"][0]; e = it.get("error") or ""; assert it["status"] == "failed" and "install_timeout = N" in e and "did not finish within 20 s" in e, it; assert not it.get("workloads"), it' \
+expect_out "cannot install the kernel: the step 'making the initrd (mkinitramfs)' did not finish within 30 s; give it more time with install_timeout = N (seconds) in '$tmp/slow.ini'"
+python3 -c 'import json, sys; it = json.load(open(sys.argv[1]))["iterations"][0]; e = it.get("error") or ""; assert it["status"] == "failed" and "install_timeout = N" in e and "did not finish within 30 s" in e, it; assert not it.get("workloads"), it' \
 	"$tmp/r/runs/slow/results.json" && ok "install_timeout: the iteration failed naming the step, the time and the key" ||
 	bad "install_timeout: results.json"
 running=$(on_lab "pgrep -af 'mkinitr[a]mfs'")

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # With Debian's mirror out of reach (a bad KBENCH_MIRROR, an empty cache)
 # and CI set, `make test` fails and says why; a local run skips with the
 # reason. Runs tests/run.sh on compare.sh, the first QEMU test to fetch a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # tests/run.sh itself: a test that leaves a process running fails, with
 # the process listed, and the process is killed (a leftover QEMU or
 # daemon would load the host under every later test and distort the
@@ -7,7 +8,8 @@
 # A cmocka test that calls skip() fails a strict run (CI) and is counted
 # as skipped otherwise; each test's time and the total are printed; a
 # whole run over its time budget (tests/time-budget) fails a strict run,
-# naming the slowest test, and only warns otherwise.
+# naming the slowest test, and only warns otherwise. Lanes: a background
+# script runs beside the "beside" ones, the others after it.
 . "$(dirname "$0")/../lib.sh"
 mkdir -p "$tmp/t"
 cat >"$tmp/t/clean.sh" <<'T'
@@ -65,6 +67,41 @@ expect_exit 0 units env -u CI -u KBENCH_TEST_STRICT
 expect_out "^skip tests/skips: skips_here"
 expect_out "^ok   tests/skips (1 tests, [0-9]*s)"
 expect_out "^test: 1 passed, 0 failed, 1 skipped"
+
+# lanes: a background script runs while the "beside" ones run, and the
+# others (alone) only once it has ended; each is judged and counted
+mkdir -p "$tmp/lanes" "$tmp/marks"
+cat >"$tmp/lanes/slow_bg.sh" <<'T'
+# lane: background
+touch "$LANE_DIR/bg.start"; sleep 4; touch "$LANE_DIR/bg.end"
+T
+cat >"$tmp/lanes/beside_one.sh" <<'T'
+# lane: beside
+i=0; while [ ! -e "$LANE_DIR/bg.start" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$LANE_DIR/bg.start" ] && [ ! -e "$LANE_DIR/bg.end" ]
+T
+cat >"$tmp/lanes/alone_one.sh" <<'T'
+[ -e "$LANE_DIR/bg.end" ]
+T
+LANE_DIR="$tmp/marks" TESTS_FILTER= TESTS_DIR="$tmp/lanes" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+[ $rc = 0 ] && ok "lanes: exit 0" || bad "lanes: exit $rc"
+expect_out "^start slow_bg in the background (lane: background)"
+expect_out "^ok   integration/beside_one ([0-9]*s, host CPU [0-9]*% busy; beside slow_bg)"
+expect_out "^ok   integration/slow_bg ([0-9]*s, host CPU [0-9]*% busy; beside the tests marked beside)"
+expect_out "^ok   integration/alone_one ([0-9]*s, host CPU [0-9]*% busy)"
+expect_out "^test: 3 passed, 0 failed, 0 skipped"
+# the order of the result lines: beside, then the background one, then alone
+[ "$(grep -o '^ok   integration/[a-z_]*' "$tmp/out" | tr '\n' ' ')" = "ok   integration/beside_one ok   integration/slow_bg ok   integration/alone_one " ] &&
+	ok "lanes: judged in order" || bad "lanes: order $(grep '^ok ' "$tmp/out" | tr '\n' '|')"
+# a background script that fails is counted as a failure
+printf '# lane: background\nexit 3\n' >"$tmp/lanes/slow_bg.sh"
+rm -f "$tmp/marks"/*
+touch "$tmp/marks/bg.start" "$tmp/marks/bg.end"
+LANE_DIR="$tmp/marks" TESTS_FILTER=slow_bg TESTS_DIR="$tmp/lanes" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
+[ $? != 0 ] && grep -q "^FAIL integration/slow_bg (exit 3" "$tmp/out" && grep -q "^test: 0 passed, 1 failed" "$tmp/out" &&
+	ok "lanes: a failed background script fails the run" || { bad "lanes: a failed background script"; cat "$tmp/out"; }
 
 # the time budget: a whole run (no TESTS_FILTER) that took longer fails a
 # strict run with the slowest test named, and only warns otherwise
