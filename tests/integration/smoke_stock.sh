@@ -54,6 +54,7 @@ KBENCH_TEST_GUEST_READ=$reads "$KB" run --kernel rt-stock --suite smoke --iterat
 	--run-id rt >"$tmp/out" 2>&1
 rc_rt=$?
 cat "$tmp/out"
+cp "$tmp/out" "$tmp/rt.out"	# the probe's lines, checked below after other commands reuse $tmp/out
 rm -f "${secret:-}"
 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --min-ok 2 --exit-status "$rc_main" \
 	"$tmp/r/runs/main/results.json" && ok "mainline: exit $rc_main, results valid" || bad "mainline results (exit $rc_main)"
@@ -95,9 +96,11 @@ for it in its:
         m["elapsed"]["value"], m["user"]["value"], m["sys"]["value"], w["extra"]["compiled"]))
 PY
 if [ -n "$reads" ]; then
-	expect_out "kbench test: the guest read /etc/ld.so.conf "
+	grep -q "^kbench test: the guest read /etc/ld.so.conf " "$tmp/rt.out" &&
+		ok "the guest reads the staged /etc/ld.so.conf (the probe works)" ||
+		bad "the guest-read probe did not read /etc/ld.so.conf (or was not asked)"
 	echo "$reads" | tr ':' '\n' | tail -n +2 | while read -r f; do
-		grep -qF "kbench test: the guest cannot read $f" "$tmp/out" && echo "ok: guest cannot read $f" ||
+		grep -qF "kbench test: the guest cannot read $f" "$tmp/rt.out" && echo "ok: guest cannot read $f" ||
 			echo "FAIL: the guest reads $f (or was not asked)"
 	done >"$tmp/reads"
 	cat "$tmp/reads"
