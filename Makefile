@@ -11,6 +11,8 @@
 #   make kernel-check  lockdep + locktorture on the patched RT kernel
 #   make kbuild-bench  kernel compile in the guest vs natively (emulation cost)
 #   make bench-kexec   [N=3] kexec to agent on the lab machine vs QEMU's boot
+#   make timing-bench  [TB_K=2]  wall and instructions timing side by side
+#                      (docs/timing.md): CV, mde at n = 5, wall cost
 #   make boot-study    [N=100] [CONFIGS="multi:max single:max multi:qemu64"] [LOAD=0|1]
 #                      boot oopses under TCG: N boots per QEMU configuration
 #   make fuzz       every parser under libFuzzer, FUZZ_SECONDS each (clang)
@@ -290,3 +292,13 @@ aa: deps all
 	sh tests/tools/aa.sh -k '$(AA_K)' $(AA_ARGS)
 
 .PHONY: aa
+
+# Wall timing and instructions timing side by side (docs/timing.md): the
+# A/A benchmark in both modes, then instructions timing on a busy host;
+# CV between boots, mde at n = 5, false calls and wall time per iteration.
+# About 30 minutes; measure on an idle host. Not in make test.
+TB_K ?= 2
+timing-bench: deps all
+	sh tests/tools/timing-bench.sh -k '$(TB_K)' $(TB_ARGS)
+
+.PHONY: timing-bench

@@ -72,6 +72,11 @@ int backend_param_set(const struct backend_ops *b, void *params, const char *nam
 	return 0;
 }
 
+int backend_has_param(const struct backend_ops *b, const char *name)
+{
+	return b->opts && opt_find(b->opts, name);
+}
+
 json_object *backend_params_json(const struct backend_ops *b, const void *params)
 {
 	return b->opts ? opts_to_json(params, b->opts) : json_object_new_object();

@@ -52,6 +52,11 @@ struct backend_info {
 				* backend does not choose one */
 	char tcg_thread[8];    /* qemu under TCG: "multi" or "single"
 				* (-accel tcg,thread=), else "" */
+	char timing[16];       /* the guest's clock: "wall" (the host's), or
+				* "instructions" (qemu under TCG with
+				* -icount: guest time is instructions run);
+				* "" = wall (backends that run in real time) */
+	int icount_shift;      /* "instructions": one instruction is 2^shift ns */
 	double time_scale;     /* workload deadlines are multiplied by this */
 	double boot_timeout_s; /* boot deadline unless the user gave one */
 };
@@ -107,8 +112,9 @@ extern const struct backend_ops lava_backend;
 void qemu_args(struct strvec *a, const struct boot_params *p, const char *sock);
 /* KBENCH_QEMU_TCG_THREAD (multi or single) and KBENCH_QEMU_CPU (a CPU
  * model QEMU emulates, optionally with properties: max, qemu64,
- * max,-la57) into PARAMS, the qemu backend's parameters (its tcg_thread
- * and tcg_cpu options; unset or empty variables leave them). 0, or -1
+ * max,-la57) and KBENCH_QEMU_ICOUNT_SHIFT (0-10) into PARAMS, the qemu
+ * backend's parameters (its tcg_thread, tcg_cpu and icount_shift options;
+ * unset or empty variables leave them). 0, or -1
  * with ERR naming the variable and what it expects. (qemu.c) */
 int qemu_env_params(void *params, char *err, size_t errlen);
 /* The agent's socket of a boot in WORKDIR, into OUT: WORKDIR/agent.sock,
@@ -165,6 +171,8 @@ void *backend_params_new(const struct backend_ops *b);
  * and the option (and -1) when B has no such option or VALUE is bad. */
 int backend_param_set(const struct backend_ops *b, void *params, const char *name,
 		      const char *value);
+/* Has B an option NAME? */
+int backend_has_param(const struct backend_ops *b, const char *name);
 /* B's parameters as a JSON object (results). */
 json_object *backend_params_json(const struct backend_ops *b, const void *params);
 /* Move the console log FROM to TO, with the backend's side log beside it.

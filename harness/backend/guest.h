@@ -16,6 +16,26 @@ const char *accel_name(enum accel a);
 /* "auto", "kvm" or "tcg" into *A; else an error naming --accel and -1. */
 int accel_parse(const char *s, enum accel *a);
 
+/* The guest's clock under the qemu backend (its "timing" option, --timing;
+ * docs/timing.md): WALL, the host's (figures are wall time, as on
+ * hardware, and move with the host's load); INSTRUCTIONS, QEMU's
+ * instruction counter (-icount shift=N,sleep=off under single-threaded
+ * TCG: guest time is the instructions the guest ran, so figures repeat
+ * from boot to boot whatever else the host runs, but they are path
+ * lengths, not hardware times); AUTO, INSTRUCTIONS when the run is under
+ * TCG, else WALL (nightlies and bisections default to it). DEFAULT is
+ * run_opts' "not given": the command's own default applies. */
+enum timing {
+	TIMING_DEFAULT,
+	TIMING_WALL,
+	TIMING_INSTRUCTIONS,
+	TIMING_AUTO,
+};
+const char *timing_name(enum timing t);
+/* "wall", "instructions" (or "icount") or "auto" into *T; else an error
+ * naming --timing and -1. */
+int timing_parse(const char *s, enum timing *t);
+
 /* What a boot needs, whatever runs it. A backend without the capability
  * for a resource the guest asks for refuses it (run.c checks the caps). */
 struct boot_params {

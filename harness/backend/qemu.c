@@ -24,6 +24,10 @@
 
 #define QEMU_BIN "qemu-system-x86_64"
 
+/* -icount shift= under instructions timing (docs/timing.md, "Choosing the
+ * settings", has the measurement behind it). */
+#define ICOUNT_SHIFT_DEFAULT 3
+
 /* The qemu backend's parameters (its option table below). */
 struct qemu_params {
 	int accel;           /* enum accel; AUTO is resolved by setup */
@@ -32,10 +36,16 @@ struct qemu_params {
 	int boot_timeout_tcg;
 	int tcg_thread;      /* index into tcg_thread_choices */
 	char tcg_cpu[OPT_STR_MAX]; /* -cpu under TCG (KVM: host) */
+	int timing;          /* index into timing_choices; setup resolves auto */
+	int icount_shift;    /* -icount shift= under instructions timing */
+	double icount_scale; /* ... and deadlines this many times longer again */
 };
 
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
 static const char *const tcg_thread_choices[] = { "multi", "single", NULL };
+/* the order of enum timing after TIMING_DEFAULT */
+static const char *const timing_choices[] = { "wall", "instructions", "auto", NULL };
+enum { TM_WALL, TM_INSTRUCTIONS, TM_AUTO };
 
 /* The longest -cpu value taken from KBENCH_QEMU_CPU (it is recorded in
  * backend_info.cpu). */
@@ -58,6 +68,15 @@ static const struct opt_def qemu_opts[] = {
 	  "turns on one thread) (KBENCH_QEMU_TCG_THREAD)" },
 	{ "tcg_cpu", OPT_STRING, P(tcg_cpu), 0, 0, NULL,
 	  "the CPU model QEMU emulates under TCG (KBENCH_QEMU_CPU)" },
+	{ "timing", OPT_ENUM, P(timing), 0, 0, timing_choices,
+	  "the guest's clock: wall (the host's), instructions (QEMU's instruction "
+	  "counter under single-threaded TCG: figures repeat whatever the host's load; "
+	  "docs/timing.md) or auto (instructions under TCG, else wall) (--timing)" },
+	{ "icount_shift", OPT_INT, P(icount_shift), 0, 10, NULL,
+	  "instructions timing: one guest instruction is 2^shift ns of guest time" },
+	{ "icount_scale", OPT_DOUBLE, P(icount_scale), 1, 100, NULL,
+	  "instructions timing: workload and boot deadlines this many times longer "
+	  "again than under plain TCG (the vCPUs take turns on one host thread)" },
 	OPT_END
 };
 #undef P
@@ -69,6 +88,9 @@ static const struct qemu_params qemu_defaults = {
 	.boot_timeout_tcg = 180,
 	.tcg_thread = 0,
 	.tcg_cpu = "max",
+	.timing = TM_WALL,
+	.icount_shift = ICOUNT_SHIFT_DEFAULT,
+	.icount_scale = 2.0,
 };
 
 /* A running guest's QEMU. */
@@ -131,6 +153,34 @@ int accel_parse(const char *s, enum accel *a)
 	return 0;
 }
 
+const char *timing_name(enum timing t)
+{
+	switch (t) {
+	case TIMING_WALL:
+		return "wall";
+	case TIMING_INSTRUCTIONS:
+		return "instructions";
+	case TIMING_AUTO:
+		return "auto";
+	default:
+		return "default";
+	}
+}
+
+int timing_parse(const char *s, enum timing *t)
+{
+	if (!strcmp(s, "wall"))
+		*t = TIMING_WALL;
+	else if (!strcmp(s, "instructions") || !strcmp(s, "icount"))
+		*t = TIMING_INSTRUCTIONS;
+	else if (!strcmp(s, "auto"))
+		*t = TIMING_AUTO;
+	else
+		return error("--timing expects wall (the host's clock), instructions (QEMU's "
+			     "instruction counter, TCG only) or auto (instructions under TCG), got '%s'", s);
+	return 0;
+}
+
 /* S's first N bytes for a message: control and non-ASCII bytes as '?'. */
 static void shown(const char *s, char *out, size_t n)
 {
@@ -174,8 +224,20 @@ int qemu_env_params(void *params, char *err, size_t errlen)
 {
 	struct qemu_params *qp = params;
 	const char *t = getenv("KBENCH_QEMU_TCG_THREAD"), *c = getenv("KBENCH_QEMU_CPU");
+	const char *sh = getenv("KBENCH_QEMU_ICOUNT_SHIFT");
 	char show[80];
 	size_t ml = 0;
+	if (sh && *sh) {
+		char *end;
+		long v = strtol(sh, &end, 10);
+		if (*end || end == sh || v < 0 || v > 10) {
+			shown(sh, show, sizeof(show));
+			snprintf(err, errlen, "KBENCH_QEMU_ICOUNT_SHIFT expects 0-10 (one guest instruction "
+				 "is 2^shift ns under instructions timing), got '%s'", show);
+			return -1;
+		}
+		qp->icount_shift = (int)v;
+	}
 	if (t && *t) {
 		if (!strcmp(t, "multi") || !strcmp(t, "single")) {
 			qp->tcg_thread = !strcmp(t, "single");
@@ -244,10 +306,21 @@ static void push_machine(struct strvec *a, const struct boot_params *p)
 	strvec_push(a, "-machine");
 	strvec_push(a, "q35");
 	strvec_push(a, "-accel");
-	if (qp->accel == ACCEL_KVM)
+	if (qp->accel == ACCEL_KVM) {
 		strvec_push(a, "kvm");
-	else
+	} else if (qp->timing == TM_INSTRUCTIONS) {
+		/* the guest's clock is its instruction count: the vCPUs take
+		 * turns on one thread (QEMU refuses icount with MTTCG),
+		 * sleep=off lets guest time jump over idle periods instead of
+		 * waiting for the host's, and the RTC follows guest time */
+		strvec_push(a, "tcg,thread=single");
+		strvec_push(a, "-icount");
+		strvec_pushf(a, "shift=%d,sleep=off", qp->icount_shift);
+		strvec_push(a, "-rtc");
+		strvec_push(a, "clock=vm");
+	} else {
 		strvec_pushf(a, "tcg,thread=%s", tcg_thread_choices[qp->tcg_thread ? 1 : 0]);
+	}
 	strvec_push(a, "-cpu");
 	strvec_push(a, qp->accel == ACCEL_KVM ? "host" : qp->tcg_cpu);
 	strvec_push(a, "-smp");
@@ -548,8 +621,23 @@ static int qemu_setup(void *params, const struct boot_params *probe, struct back
 		return error("%s", err);
 	if (!cpu_value_ok(qp->tcg_cpu, &ml))
 		return error("backend 'qemu' option tcg_cpu: '%.60s' is not a QEMU CPU model", qp->tcg_cpu);
+	if (qp->timing == TM_INSTRUCTIONS && qp->accel == ACCEL_KVM)
+		return error("--timing instructions is QEMU's instruction counter, which runs "
+			     "under TCG only: give --accel tcg (or auto), or --timing wall for KVM");
 	qp->accel = accel_resolve((enum accel)qp->accel, probe);
 	snprintf(bi->accel, sizeof(bi->accel), "%s", accel_name((enum accel)qp->accel));
+	if (qp->timing == TM_AUTO)
+		qp->timing = qp->accel == ACCEL_TCG ? TM_INSTRUCTIONS : TM_WALL;
+	if (qp->timing == TM_INSTRUCTIONS && qp->accel == ACCEL_KVM)
+		return error("--timing instructions runs under TCG only, and this run found KVM: "
+			     "give --accel tcg, or --timing wall (or auto)");
+	if (qp->timing == TM_INSTRUCTIONS && t && !strcmp(t, "multi"))
+		return error("KBENCH_QEMU_TCG_THREAD=multi and --timing instructions do not go "
+			     "together: QEMU's instruction counter runs the vCPUs on one thread");
+	snprintf(bi->timing, sizeof(bi->timing), "%s", timing_choices[qp->timing]);
+	bi->icount_shift = qp->timing == TM_INSTRUCTIONS ? qp->icount_shift : -1;
+	if (qp->timing == TM_INSTRUCTIONS)
+		qp->tcg_thread = 1;
 	if (qp->accel == ACCEL_KVM) {
 		if ((t && *t) || (c && *c))
 			warning("KBENCH_QEMU_TCG_THREAD and KBENCH_QEMU_CPU apply under TCG only: "
@@ -565,6 +653,14 @@ static int qemu_setup(void *params, const struct boot_params *probe, struct back
 	}
 	bi->time_scale = qp->accel == ACCEL_TCG ? qp->tcg_scale : 1.0;
 	bi->boot_timeout_s = qp->accel == ACCEL_TCG ? qp->boot_timeout_tcg : qp->boot_timeout_kvm;
+	if (qp->timing == TM_INSTRUCTIONS) {
+		bi->time_scale *= qp->icount_scale;
+		bi->boot_timeout_s *= qp->icount_scale;
+		info("kbench: timing: instructions (QEMU -icount shift=%d,sleep=off, one guest "
+		     "instruction is %d ns of guest time): figures repeat from boot to boot whatever "
+		     "the host's load, and they are path lengths, not hardware times (docs/timing.md)",
+		     qp->icount_shift, 1 << qp->icount_shift);
+	}
 	return 0;
 }
 

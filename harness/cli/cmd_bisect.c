@@ -40,6 +40,8 @@
 struct bisect {
 	const char *tree, *good, *bad, *variant, *suite, *metric, *threshold, *id, *reports;
 	const char *target, *lab; /* where the steps run (NULL: QEMU here) */
+	const char *timing;   /* --timing for every step (default auto; NULL in a
+			       * bisection resumed from before it was kept: wall) */
 	int iterations, max_iterations;
 	char good_sha[41], bad_sha[41];
 	char dir[KB_PATH_MAX], state_path[KB_PATH_MAX], self[KB_PATH_MAX];
@@ -62,6 +64,8 @@ static const char bisect_usage[] =
 	"         --metric WORKLOAD.METRIC [--threshold PCT (5%)] [--suite S (quick)]\n"
 	"         [--iterations N (5)] [--max-iterations M (3N)] [--id ID] [--reports DIR]\n"
 	"         [--target NAME | --lab FILE]   (where each step runs; default QEMU here)\n"
+	"         [--timing wall|instructions|auto]   (the steps' clock; default auto: QEMU's\n"
+	"         instruction counter without KVM, whose figures a busy host does not move)\n"
 	"       kbench bisect --resume ID [--reports DIR]\n"
 	"exit: 0 the first bad commit was named, 1 none could be (or the ends do not\n"
 	"differ), 2 bad input or harness error; see docs/bisect.md\n";
@@ -244,6 +248,10 @@ static int measure(struct bisect *b, const char *sha, json_object *step, char *w
 	if (b->lab) {
 		strvec_push(&c.argv, "--lab");
 		strvec_push(&c.argv, b->lab);
+	}
+	if (b->timing) {
+		strvec_push(&c.argv, "--timing");
+		strvec_push(&c.argv, b->timing);
 	}
 	strvec_pushf(&c.env, "KSRC=%s", b->tree);
 	c.stdout_path = c.stderr_path = log;
@@ -492,7 +500,7 @@ static void bisect_finish(struct bisect *b)
 }
 
 enum { B_TREE = 1, B_GOOD, B_BAD, B_VARIANT, B_SUITE, B_METRIC, B_THRESHOLD, B_ITER, B_MAXITER,
-       B_ID, B_REPORTS, B_RESUME, B_TARGET, B_LAB, B_HELP };
+       B_ID, B_REPORTS, B_RESUME, B_TARGET, B_LAB, B_TIMING, B_HELP };
 
 static int parse_opts(int argc, char **argv, struct bisect *b, const char **resume)
 {
@@ -506,6 +514,7 @@ static int parse_opts(int argc, char **argv, struct bisect *b, const char **resu
 		{ "id", required_argument, NULL, B_ID }, { "reports", required_argument, NULL, B_REPORTS },
 		{ "resume", required_argument, NULL, B_RESUME }, { "help", no_argument, NULL, B_HELP },
 		{ "target", required_argument, NULL, B_TARGET }, { "lab", required_argument, NULL, B_LAB },
+		{ "timing", required_argument, NULL, B_TIMING },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -525,6 +534,13 @@ static int parse_opts(int argc, char **argv, struct bisect *b, const char **resu
 		case B_RESUME: *resume = optarg; break;
 		case B_TARGET: b->target = optarg; break;
 		case B_LAB: b->lab = optarg; break;
+		case B_TIMING: {
+			enum timing t;
+			if (timing_parse(optarg, &t))
+				return -1;
+			b->timing = optarg;
+			break;
+		}
 		case B_ITER:
 			if (parse_int_opt("--iterations", optarg, 2, 1000, &b->iterations))
 				return -1;
@@ -606,6 +622,7 @@ static int load_state(struct bisect *b, const char *resume)
 	KEEP_STR("threshold", threshold);
 	KEEP_STR("target", target);
 	KEEP_STR("lab", lab);
+	KEEP_STR("timing", timing);
 	jset_str(b->state, "id", b->id);
 	json_object_object_del(b->state, "first_bad");
 	json_object_object_del(b->state, "remaining");
@@ -660,7 +677,7 @@ static int check_ends(struct bisect *b)
 
 int cmd_bisect(int argc, char **argv)
 {
-	struct bisect b = { .suite = "quick", .threshold = "5%", .reports = "reports",
+	struct bisect b = { .suite = "quick", .timing = "auto", .threshold = "5%", .reports = "reports",
 			    .iterations = 5 };
 	const char *resume = NULL;
 	char idbuf[64];

@@ -34,7 +34,8 @@
 static const char campaign_usage[] =
 	"usage: kbench campaign [--kernels \"A B ...\"] [--suite SUITE] [--iterations N]\n"
 	"         [--warmup N] [--seed N] [--baseline VARIANT] [--id ID] [--reports DIR]\n"
-	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S] [--boot-retries N]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--timing wall|instructions|auto]\n"
+	"         [--boot-timeout S] [--boot-retries N]\n"
 	"         [--backend NAME] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
 	"         [--busy-wait S] [--target NAME [--keep] | --lab NAME] [--scratch DIR]\n"
 	"       kbench campaign --resume ID|DIR   finish an interrupted campaign\n"
@@ -56,8 +57,8 @@ static const char campaign_usage[] =
 static const char sweep_usage[] =
 	"usage: kbench sweep --kernel VARIANT --param module.param=V1,V2,... [--param ...]\n"
 	"         [--suite SUITE] [--rounds N] [--warmup N] [--seed N] [--id ID] [--reports DIR]\n"
-	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
-	"         [--boot-retries N] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--timing wall|instructions|auto]\n"
+	"         [--boot-timeout S] [--boot-retries N] [--busy-threshold PCT] [--busy-host flag|wait|refuse]\n"
 	"       kbench sweep --resume ID|DIR   finish an interrupted sweep\n"
 	"  every point of the knobs' cartesian product is VARIANT's binary booted with\n"
 	"  its command line, each knob set to the point's value (replacing the\n"
@@ -84,6 +85,9 @@ struct campaign {
 	int iterations, warmup;
 	enum busy_host busy;       /* --busy-host */
 	int busy_wait;             /* --busy-wait seconds */
+	int instructions;          /* a run so far had instructions timing: the
+				    * host's load does not enter its figures, so
+				    * the gate neither waits nor refuses */
 	uint32_t seed;
 	struct suite s;
 	int failed, stop;
@@ -100,6 +104,8 @@ json_object *campaign_guest_json(const struct run_opts *ro)
 	json_object_object_add(g, "mem_mb", json_object_new_int(ro->mem_mb));
 	json_object_object_add(g, "boot_timeout_s", json_object_new_int(ro->boot_timeout_s));
 	json_object_object_add(g, "accel", json_object_new_string(accel_name(ro->accel)));
+	if (ro->timing != TIMING_DEFAULT) /* --resume keeps the clock */
+		json_object_object_add(g, "timing", json_object_new_string(timing_name(ro->timing)));
 	if (ro->boot_retries_set)
 		json_object_object_add(g, "boot_retries", json_object_new_int(ro->boot_retries));
 	if (ro->backend)
@@ -131,6 +137,9 @@ int campaign_guest_read(json_object *g, const char *path, struct run_opts *ro)
 			 accel_parse(json_object_get_string(a), &ro->accel))) {
 		return error("'%s': guest accel must be \"auto\", \"kvm\" or \"tcg\"", path);
 	}
+	if (jget(g, "timing") && (!json_object_is_type(jget(g, "timing"), json_type_string) ||
+				  timing_parse(jstr(g, "timing"), &ro->timing)))
+		return error("'%s': guest timing must be \"wall\", \"instructions\" or \"auto\"", path);
 	if (jget(g, "boot_retries")) {
 		ro->boot_retries = json_object_get_int(jget(g, "boot_retries"));
 		ro->boot_retries_set = 1;
@@ -541,10 +550,13 @@ static int campaign_run(struct campaign *cp, size_t k, int round, int rounds, in
 	} else {
 		printf("kbench campaign: %s %d/%d, run %d/%d: %s\n", what, round, rounds, pos, npos,
 		       variant);
-		if (hostnoise_gate(cp->busy, o.busy_threshold > 0 ? o.busy_threshold :
+		if (!cp->instructions && o.timing != TIMING_INSTRUCTIONS &&
+		    hostnoise_gate(cp->busy, o.busy_threshold > 0 ? o.busy_threshold :
 					     HOSTNOISE_THRESHOLD_PCT, cp->busy_wait))
 			return -1;
 		rc = run_bench(&o, &r);
+		if (r.doc && !strcmp(results_timing(r.doc), "instructions"))
+			cp->instructions = 1;
 		run_result_release(&r);
 	}
 	e = json_object_new_object();

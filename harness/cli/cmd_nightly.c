@@ -16,6 +16,7 @@
 #include "history/history.h"
 #include "core/jsonutil.h"
 #include "kernel/kernel.h"
+#include "run/results.h"
 #include "report/regress_out.h"
 #include "report/report.h"
 #include "run/targetcfg.h"
@@ -214,6 +215,7 @@ struct night {
 	char host_id[17];
 	const char *suite;
 	const char *accel;
+	char accel_key[48];         /* accel as the history keys it (results_accel_key) */
 	struct history h;
 	struct cmp_inputs in;       /* tonight's runs */
 	json_object *doc;           /* nightly.json */
@@ -435,7 +437,8 @@ out_t:
 static const char nightly_usage[] =
 	"usage: kbench nightly [--config FILE] [--variant V]... [--iterations N] [--night ID]\n"
 	"         [--reports DIR] [--history FILE] [--baseline NIGHT] [--runs DIR]...\n"
-	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--boot-timeout S]\n"
+	"         [--vcpus N] [--memory MiB] [--accel auto|kvm|tcg] [--timing wall|instructions|auto]\n"
+	"         [--boot-timeout S]\n"
 	"         [--boot-retries N] [--backend NAME] [--target NAME [--keep] | --lab NAME] [--scratch DIR]\n"
 	"         [--noisy REASON]\n"
 	"  runs the variants of FILE (default configs/nightly.ini) as one night, records it in\n"
@@ -446,6 +449,8 @@ static const char nightly_usage[] =
 	"  (kbench history accept).\n"
 	"  --runs DIR: judge these stored runs as tonight's instead of running anything\n"
 	"  --noisy REASON: a host-noise guard flagged tonight: no alarm, not in any level\n"
+	"  --timing: default auto: without KVM the guest's clock is QEMU's instruction\n"
+	"  counter, whose figures a busy host does not move (docs/timing.md)\n"
 	"exit status (kbench regress's): 0 nothing regressed, 1 a regression, 2 bad input or\n"
 	"  harness error, 3 too noisy to decide\n";
 
@@ -503,6 +508,10 @@ static int nightly_parse(int argc, char **argv, struct nightly_args *a)
 	if (optind < argc)
 		return error("unexpected argument '%s' (see kbench nightly --help)", argv[optind]),
 		       KB_EXIT_USAGE;
+	/* nightlies judge small changes night after night: without KVM the
+	 * guest's clock is the instruction counter unless told otherwise */
+	if (a->ro.timing == TIMING_DEFAULT)
+		a->ro.timing = TIMING_AUTO;
 	return 0;
 }
 
@@ -699,7 +708,13 @@ static int nightly_record(struct night *n, int stored)
 			break;
 		}
 	history_host_id(n->in.v[first].doc, n->host_id);
-	n->accel = jstr(host0, "accel");
+	n->accel = results_accel_key(n->in.v[first].doc, n->accel_key, sizeof(n->accel_key));
+	for (size_t i = 1; i < n->in.n; i++)
+		if (strcmp(results_timing(n->in.v[i].doc), results_timing(n->in.v[0].doc)))
+			return error("'%s': %s timing, '%s': %s timing: a night's runs share one clock "
+				     "(--timing; docs/timing.md)", n->in.v[i].path,
+				     results_timing(n->in.v[i].doc), n->in.v[0].path,
+				     results_timing(n->in.v[0].doc));
 	json_object_object_add(n->doc, "host_id", json_object_new_string(n->host_id));
 	json_object_object_add(n->doc, "hostname", json_object_new_string(
 		jstr(host0, "hostname") ? jstr(host0, "hostname") : "?"));

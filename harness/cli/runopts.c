@@ -52,6 +52,7 @@ int runopts_parse(int c, const char *arg, struct run_opts *o)
 	case RO_VCPUS: bad = parse_int_opt("--vcpus", arg, 1, 256, &o->vcpus); break;
 	case RO_MEM: bad = parse_int_opt("--memory", arg, 256, 1 << 20, &o->mem_mb); break;
 	case RO_ACCEL: bad = accel_parse(arg, &o->accel); break;
+	case RO_TIMING: bad = timing_parse(arg, &o->timing); break;
 	case RO_BOOT_TIMEOUT:
 		bad = parse_int_opt("--boot-timeout", arg, 1, 3600, &o->boot_timeout_s);
 		break;

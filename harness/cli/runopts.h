@@ -13,17 +13,18 @@ enum {
 	RO_KERNEL = 1000, RO_SUITE, RO_ITER, RO_VCPUS, RO_MEM, RO_ACCEL, RO_REPORTS, RO_RUNID,
 	RO_BOOT_TIMEOUT, RO_BOOT_RETRIES, RO_CMDLINE, RO_RESUME, RO_BACKEND, RO_SCRATCH,
 	RO_KIMAGE, RO_KMODULES, RO_KCONFIG, RO_BUSY_THRESHOLD,
-	RO_TARGET, RO_KEEP, RO_LAB, RO_LAB_DEVICE, RO_NO_LATEST,
+	RO_TARGET, RO_KEEP, RO_LAB, RO_LAB_DEVICE, RO_NO_LATEST, RO_TIMING,
 	RO_END /* a command's own options start here or above */
 };
 
-/* The guest: --vcpus --memory --accel --boot-timeout --boot-retries --backend
+/* The guest: --vcpus --memory --accel --timing --boot-timeout --boot-retries --backend
  * --scratch --busy-threshold --target --keep --lab --lab-device, and
  * --no-latest (kbench campaign's own runs on a lab) */
 #define RUNOPTS_GUEST                                                      \
 	{ "vcpus", required_argument, NULL, RO_VCPUS },                    \
 	{ "memory", required_argument, NULL, RO_MEM },                     \
 	{ "accel", required_argument, NULL, RO_ACCEL },                    \
+	{ "timing", required_argument, NULL, RO_TIMING },                  \
 	{ "boot-timeout", required_argument, NULL, RO_BOOT_TIMEOUT },      \
 	{ "boot-retries", required_argument, NULL, RO_BOOT_RETRIES },      \
 	{ "backend", required_argument, NULL, RO_BACKEND },                \

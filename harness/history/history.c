@@ -10,6 +10,7 @@
 #include "stats/compare.h"
 #include "core/config.h"
 #include "core/jsonutil.h"
+#include "run/results.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -240,6 +241,15 @@ void history_host_id(json_object *doc, char out[17])
 		xasprintf("%s\n%s\n%d", jstr(h, "hostname") ? jstr(h, "hostname") : "",
 			  jstr(h, "cpu_model") ? jstr(h, "cpu_model") : "",
 			  jget(h, "cores") ? json_object_get_int(jget(h, "cores")) : 0);
+	/* instructions timing's figures are another clock's (docs/timing.md):
+	 * a series of their own, never judged against wall-clock nights;
+	 * wall-clock runs (and runs before timing was recorded) keep the id
+	 * they always had */
+	if (!strcmp(results_timing(doc), "instructions")) {
+		char *t = xasprintf("%s\ntiming=instructions", s);
+		free(s);
+		s = t;
+	}
 	sha256_hex(s, strlen(s), full);
 	free(s);
 	memcpy(out, full, 16);
@@ -368,7 +378,7 @@ int history_record_as(struct history *h, json_object *doc, const char *dir, cons
 		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
 		"ON CONFLICT (host_id, run_id, started) DO NOTHING";
 	sqlite3_stmt *st = NULL;
-	char hid[17], src[512], patch[128], now[32], absdir[KB_PATH_MAX];
+	char hid[17], src[512], patch[128], now[32], absdir[KB_PATH_MAX], akey[48];
 	const char *status = jstr(doc, "status");
 	sqlite3_int64 run;
 	int ret = -1;
@@ -406,7 +416,7 @@ int history_record_as(struct history *h, json_object *doc, const char *dir, cons
 	bind_text(st, 13, patch);
 	bind_text(st, 14, jpath(doc, "variant", "config_hash"));
 	bind_text(st, 15, jpath(doc, "suite", "name"));
-	bind_text(st, 16, jpath(doc, "host", "accel"));
+	bind_text(st, 16, results_accel_key(doc, akey, sizeof(akey)));
 	bind_text(st, 17, jpath(doc, "kbench", "commit"));
 	bind_text(st, 18, absdir);
 	bind_text(st, 19, now);
@@ -554,10 +564,10 @@ int history_list(struct history *h, const struct history_filter *f, FILE *out)
 	if (f->night)
 		sqlite3_bind_text(st, 6, f->night, -1, SQLITE_STATIC);
 	(void)b;
-	fprintf(out, "%-20s %-16s %-14s %-24s %-8s %-5s %-16s %s\n", "started", "host", "variant",
+	fprintf(out, "%-20s %-16s %-14s %-24s %-8s %-16s %-16s %s\n", "started", "host", "variant",
 		"kernel", "suite", "accel", "night", f->metric ? "values" : "source");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		fprintf(out, "%-20.20s %-16.16s %-14.14s %-24.24s %-8.8s %-5.5s %-16.16s ", col(st, 1),
+		fprintf(out, "%-20.20s %-16.16s %-14.14s %-24.24s %-8.8s %-16.16s %-16.16s ", col(st, 1),
 			col(st, 2), col(st, 3), col(st, 4), col(st, 6), col(st, 7), col(st, 8));
 		if (f->metric)
 			fprintf(out, "%s %s\n", col(st, 12), col(st, 13));

@@ -424,7 +424,17 @@ static void machine_lines(const struct cmp_inputs *in, struct strvec *out)
 static void warnings(struct strbuf *sb, const struct comparison *c)
 {
 	int tcg = c->accel && !strcmp(c->accel, "tcg");
+	int icount = c->timing && !strcmp(c->timing, "instructions");
 	size_t shown = 0;
+	if (icount)
+		sb_addf(sb, "<div class=\"warn tcg\"><b>Instruction-counted time, not wall time.</b> "
+			"The guests' clock was QEMU's instruction counter (-icount shift=%d: each "
+			"instruction the guest ran is %d ns of its time, the vCPUs taking turns on one "
+			"host thread). Every figure here is the kernel's path length and the order in "
+			"which the vCPUs ran, repeatable from boot to boot whatever else the host ran; "
+			"there are no caches, no truly parallel lock contention and no real latency in "
+			"it. Read differences as more or less work done, never as hardware times "
+			"(docs/timing.md).</div>", c->icount_shift, 1 << c->icount_shift);
 	if (tcg)
 		sb_adds(sb, "<div class=\"warn tcg\"><b>TCG emulation.</b> The guests ran without KVM "
 			"(QEMU's TCG emulator): hackbench is about 3x and compiles about 20x slower than "
@@ -435,6 +445,8 @@ static void warnings(struct strbuf *sb, const struct comparison *c)
 	 * mixed-inputs warning that must show */
 	for (size_t i = 0; i < c->warnings.n; i++) {
 		if (tcg && !strncmp(c->warnings.v[i], CMP_TCG_WARNING, strlen(CMP_TCG_WARNING)))
+			continue;
+		if (icount && !strncmp(c->warnings.v[i], CMP_ICOUNT_WARNING, strlen(CMP_ICOUNT_WARNING)))
 			continue;
 		if (!shown++)
 			sb_adds(sb, "<div class=\"warn\"><b>Warnings</b><ul>");
@@ -1377,6 +1389,8 @@ void report_html(const struct comparison *c, struct strbuf *sb)
 	esc(sb, c->g[c->base].name);
 	sb_adds(sb, "</b> &#183; accelerator <b>");
 	esc(sb, c->accel);
+	if (c->timing && !strcmp(c->timing, "instructions"))
+		sb_addf(sb, "</b> &#183; timing <b>instructions (icount shift=%d)", c->icount_shift);
 	sb_addf(sb, "</b> &#183; %s</p>", created);
 	machine_lines(c->in, &ml);
 	for (size_t i = 0; i < ml.n; i++) {

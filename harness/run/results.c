@@ -173,7 +173,7 @@ void results_host_noise(json_object *doc)
 	json_object *its = jget(doc, "iterations"), *o, *busy = json_object_new_array();
 	json_object *who = NULL; /* the busiest processes of the busiest iteration */
 	double most = -1, kernel = -1, threshold = 0;
-	int with = 0;
+	int with = 0, ignored = 0;
 	for (size_t i = 0; its && i < json_object_array_length(its); i++) {
 		json_object *it = json_object_array_get_idx(its, i);
 		json_object *hn = jget(it, "host_noise");
@@ -189,6 +189,7 @@ void results_host_noise(json_object *doc)
 		threshold = json_object_get_double(jget(hn, "threshold_pct"));
 		if (json_object_get_boolean(jget(hn, "busy")))
 			json_object_array_add(busy, json_object_new_int(json_object_get_int(jget(it, "index"))));
+		ignored += json_object_get_boolean(jget(hn, "busy_ignored"));
 	}
 	if (!with) { /* no samples (results written before the guard): no key */
 		json_object_put(busy);
@@ -198,6 +199,8 @@ void results_host_noise(json_object *doc)
 	jset_int(o, "iterations", with);
 	jset_int(o, "busy", (int)json_object_array_length(busy));
 	jset(o, "busy_iterations", busy);
+	if (ignored)
+		jset_int(o, "busy_ignored", ignored);
 	jset_num(o, "max_other_cpu_pct", most);
 	if (who)
 		jset(o, "busiest", json_object_get(who));
@@ -416,7 +419,8 @@ static int check_host_noise(json_object *it, const char *where, char *err, size_
 		return verr(err, len, "%s: not an object", w);
 	if (need(hn, "other_cpu_pct", json_type_double, 0, w, err, len) ||
 	    need(hn, "threshold_pct", json_type_double, 0, w, err, len) ||
-	    need(hn, "busy", json_type_boolean, 0, w, err, len))
+	    need(hn, "busy", json_type_boolean, 0, w, err, len) ||
+	    (jget(hn, "busy_ignored") && need(hn, "busy_ignored", json_type_boolean, 0, w, err, len)))
 		return -1;
 	for (int i = 0; pcts[i]; i++) {
 		json_object *x = jget(hn, pcts[i]);
@@ -626,6 +630,42 @@ static int check_boot_retries(json_object *it, const char *where, char *err, siz
 /* host.backend (a name: [a-z][a-z0-9_-]*, at most 32), host.backend_version
  * (a string) and host.target (a target's name), when present: older runs
  * lack them. */
+/* host.timing (wall, instructions; absent before it was recorded: wall)
+ * and host.icount_shift (0-10), which instructions timing has and wall
+ * timing does not. */
+static int host_timing_check(json_object *host, char *err, size_t len)
+{
+	json_object *t = json_object_object_get(host, "timing");
+	json_object *s = json_object_object_get(host, "icount_shift");
+	const char *n = t && json_object_is_type(t, json_type_string) ? json_object_get_string(t) : NULL;
+	int instr = n && !strcmp(n, "instructions");
+	if (t && (!n || (strcmp(n, "wall") && !instr)))
+		return verr(err, len, "host: 'timing' should be wall or instructions");
+	if (instr && (!s || !json_object_is_type(s, json_type_int) || json_object_get_int(s) < 0 ||
+		      json_object_get_int(s) > 10))
+		return verr(err, len, "host: instructions timing needs 'icount_shift', an integer 0-10");
+	if (!instr && s)
+		return verr(err, len, "host: 'icount_shift' belongs to instructions timing only");
+	return 0;
+}
+
+const char *results_timing(json_object *doc)
+{
+	const char *t = jstr(json_object_object_get(doc, "host"), "timing");
+	return t && !strcmp(t, "instructions") ? "instructions" : "wall";
+}
+
+const char *results_accel_key(json_object *doc, char *buf, size_t n)
+{
+	const char *a = jstr(json_object_object_get(doc, "host"), "accel");
+	if (!a)
+		return NULL;
+	if (strcmp(results_timing(doc), "instructions"))
+		return a;
+	snprintf(buf, n, "%s+instructions", a);
+	return buf;
+}
+
 /* host.guest_cpu (QEMU's -cpu: a model and its properties, 1-127 of
  * [A-Za-z0-9._,+=-]) and host.tcg_thread (multi, single): optional, absent
  * in runs before they were recorded and for backends that boot no QEMU. */
@@ -643,7 +683,7 @@ static int host_guest_cpu_check(json_object *host, char *err, size_t len)
 	if (t && (!json_object_is_type(t, json_type_string) ||
 		  (strcmp(n = json_object_get_string(t), "multi") && strcmp(n, "single"))))
 		return verr(err, len, "host: 'tcg_thread' should be multi or single");
-	return 0;
+	return host_timing_check(host, err, len);
 }
 
 static int host_backend_check(json_object *host, char *err, size_t len)

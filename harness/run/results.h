@@ -66,6 +66,14 @@ json_object *results_boot_retry(json_object *ij, int attempt, const char *consol
 				json_object *trouble, const char *facts_key);
 /* Check DOC against the schema; reason into ERR. */
 int results_validate(json_object *doc, char *err, size_t len);
+/* The guest's clock of run DOC: "instructions" (host.timing, docs/timing.md)
+ * or "wall" (also a run from before it was recorded). */
+const char *results_timing(json_object *doc);
+/* The run's accelerator as the history and nightlies key their series
+ * (host.accel, "+instructions" appended under instructions timing, so
+ * the two clocks' figures never share a series and older histories keep
+ * theirs): host.accel itself, or BUF (N bytes), or NULL without one. */
+const char *results_accel_key(json_object *doc, char *buf, size_t n);
 /* Parse and validate LEN bytes of BUF (untrusted) as a results document;
  * errors name NAME, the line and the reason. NULL when rejected. */
 json_object *results_parse(const char *buf, size_t len, const char *name);

@@ -549,18 +549,26 @@ static void save_dmesg(struct guest *g, const char *rawdir, const char *relraw, 
 	json_object_put(resp);
 }
 
-static int mount_scratch(struct guest *g, char *err, size_t errlen)
+/* The workloads' scratch space at KB_SCRATCH_MOUNT: the scratch disk
+ * (ext4), or with TMPFS a tmpfs of half the guest's memory. */
+static int mount_scratch(struct guest *g, int tmpfs, char *err, size_t errlen)
 {
 	json_object *req = json_object_new_object(), *resp = NULL, *v;
+	const char *what = tmpfs ? "the scratch tmpfs" : "the scratch disk";
 	int ret = -1;
 	json_object_object_add(req, "op", json_object_new_string("mount"));
-	json_object_object_add(req, "serial", json_object_new_string("scratch"));
+	if (tmpfs) {
+		json_object_object_add(req, "dev", json_object_new_string("tmpfs"));
+		json_object_object_add(req, "options", json_object_new_string("size=50%"));
+	} else {
+		json_object_object_add(req, "serial", json_object_new_string("scratch"));
+	}
 	json_object_object_add(req, "dir", json_object_new_string(KB_SCRATCH_MOUNT));
-	json_object_object_add(req, "fstype", json_object_new_string("ext4"));
+	json_object_object_add(req, "fstype", json_object_new_string(tmpfs ? "tmpfs" : "ext4"));
 	if (guest_call(g, req, 60, &resp)) {
-		snprintf(err, errlen, "mounting the scratch disk: %s", g->err);
+		snprintf(err, errlen, "mounting %s: %s", what, g->err);
 	} else if (json_object_object_get_ex(resp, "error", &v)) {
-		snprintf(err, errlen, "mounting the scratch disk: %s", json_object_get_string(v));
+		snprintf(err, errlen, "mounting %s: %s", what, json_object_get_string(v));
 	} else {
 		ret = 0;
 	}
@@ -588,6 +596,10 @@ struct iter {
 	const struct image_needs *needs;
 	double tscale;           /* workload deadlines */
 	double busy_threshold;   /* host noise (core/hostnoise.h) */
+	int scratch_tmpfs;       /* struct bench's */
+	int host_independent;    /* instructions timing: a busy host is recorded,
+				  * not flagged (its load does not enter the
+				  * figures: docs/timing.md) */
 	int index, warmup;
 	const char *rundir;
 	char rawdir[KB_PATH_MAX], relraw[64], console[KB_PATH_MAX], relcon[64];
@@ -646,7 +658,8 @@ static enum iter_outcome iteration_boot(struct iter *it, struct guest *g)
 	     it->warmup ? " (warm-up)" : "",
 	     json_object_get_string(json_object_object_get(g->hello, "kernel")),
 	     g->t_ready - g->t_start);
-	if ((it->bp->scratch_mb && mount_scratch(g, err, sizeof(err))) ||
+	if (((it->bp->scratch_mb || it->scratch_tmpfs) &&
+	     mount_scratch(g, it->scratch_tmpfs, err, sizeof(err))) ||
 	    (it->bp->hostroot && hostroot_setup(g, it->needs->disk_mount, err, sizeof(err)))) {
 		guest_shutdown(g, 5);
 		guest_release(g);
@@ -716,8 +729,13 @@ static enum iter_outcome run_iteration_inner(struct iter *it)
 		hostnoise_sample(&h0);
 		out = iteration_workloads(it, &g, &work_s);
 		hostnoise_sample(&h1);
-		if ((hn = hostnoise_json(&h0, &h1, it->busy_threshold)))
+		if ((hn = hostnoise_json(&h0, &h1, it->busy_threshold))) {
+			if (it->host_independent && json_object_get_boolean(jget(hn, "busy"))) {
+				jset_bool(hn, "busy", 0);
+				jset_bool(hn, "busy_ignored", 1);
+			}
 			json_object_object_add(it->ij, "host_noise", hn);
+		}
 		hostnoise_release(&h0);
 		hostnoise_release(&h1);
 	}
@@ -988,6 +1006,9 @@ struct bench {
 	void *bkparams;              /* the backend's parameters */
 	struct backend_info bi;
 	struct boot_params bp;
+	int scratch_tmpfs;       /* instructions timing: the scratch space is a
+				  * tmpfs in guest RAM, not a disk (block I/O
+				  * completes in host time: docs/timing.md) */
 	char runs[KB_PATH_MAX], run_id[256], initrd[KB_PATH_MAX], workdir[KB_PATH_MAX];
 	char cmdline[OPT_STR_MAX * 2];
 	char target_scratch[OPT_STR_MAX]; /* --target's scratch directory */
@@ -1127,6 +1148,18 @@ static int bench_options(struct bench *b)
 	if (b->o->accel != ACCEL_AUTO &&
 	    backend_param_set(b->bk, b->bkparams, "accel", accel_name(b->o->accel)))
 		return -1;
+	/* --timing is the qemu backend's timing option; other backends run
+	 * on real time (a machine, a lab's device) and refuse instructions */
+	if (b->o->timing != TIMING_DEFAULT) {
+		if (!backend_has_param(b->bk, "timing")) {
+			if (b->o->timing == TIMING_INSTRUCTIONS)
+				return error("--timing instructions is QEMU's instruction counter: backend "
+					     "'%s' runs on real time (give --timing wall or leave it out)",
+					     b->bk->name);
+		} else if (backend_param_set(b->bk, b->bkparams, "timing", timing_name(b->o->timing))) {
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -1273,6 +1306,13 @@ static int bench_backend_setup(struct bench *b)
 	probe.boot_timeout_s = 30;
 	if (b->bk->setup(b->bkparams, &probe, &b->bi))
 		return -1;
+	/* instructions timing: a disk's I/O completes in host time, which
+	 * the guest's clock does not follow; in RAM it is guest work like
+	 * any other (dbench's CV between boots: docs/timing.md) */
+	if (!strcmp(b->bi.timing, "instructions") && b->bp.scratch_mb) {
+		b->bp.scratch_mb = 0;
+		b->scratch_tmpfs = 1;
+	}
 	b->bp.boot_timeout_s = b->o->boot_timeout_s > 0 ? b->o->boot_timeout_s : b->bi.boot_timeout_s;
 	return 0;
 }
@@ -1361,6 +1401,10 @@ static int resume_same_cpu(struct bench *b)
 {
 	json_object *h = jget(b->old, "host");
 	const char *cpu = jstr(h, "guest_cpu"), *th = jstr(h, "tcg_thread");
+	const char *tm = results_timing(b->old), *now = b->bi.timing[0] ? b->bi.timing : "wall";
+	if (strcmp(tm, now))
+		return error("--resume: the run's guest ran on %s timing, this one would run on %s: "
+			     "give --timing %s, or start a new run", tm, now, tm);
 	if ((cpu && strcmp(cpu, b->bi.cpu)) || (th && strcmp(th, b->bi.tcg_thread)))
 		return error("--resume: the run's guest had -cpu %s%s%s, this one would have -cpu "
 			     "%s%s%s: set KBENCH_QEMU_CPU and KBENCH_QEMU_TCG_THREAD as the run had them, "
@@ -1382,7 +1426,7 @@ static int bench_document(struct bench *b)
 	} else {
 		struct results_head h = {
 			.run_id = b->run_id, .host = host_info(), .vcpus = b->vcpus, .mem_mb = b->mem,
-			.scratch_mb = SCRATCH_MB, .variant = &b->v, .kernel = &b->k,
+			.scratch_mb = b->scratch_tmpfs ? 0 : SCRATCH_MB, .variant = &b->v, .kernel = &b->k,
 			.cmdline = b->cmdline, .suite = &b->s, .iterations = b->iterations,
 		};
 		char ver[256];
@@ -1394,6 +1438,13 @@ static int bench_document(struct bench *b)
 		if (b->bi.tcg_thread[0])
 			json_object_object_add(h.host, "tcg_thread",
 					       json_object_new_string(b->bi.tcg_thread));
+		/* the guest's clock (docs/timing.md): its figures are not
+		 * comparable with the other clock's */
+		json_object_object_add(h.host, "timing",
+				       json_object_new_string(b->bi.timing[0] ? b->bi.timing : "wall"));
+		if (b->bi.timing[0] && !strcmp(b->bi.timing, "instructions"))
+			json_object_object_add(h.host, "icount_shift",
+					       json_object_new_int(b->bi.icount_shift));
 		json_object_object_add(h.host, "backend", json_object_new_string(b->bk->name));
 		json_object_object_add(h.host, "backend_version", json_object_new_string(ver));
 		/* a remote machine's facts come from its agent (bench_record);
@@ -1407,6 +1458,10 @@ static int bench_document(struct bench *b)
 		if (b->o->lab)
 			host_name_add(h.host, "lab", b->o->lab);
 		b->doc = results_new(&h);
+		/* instructions timing's scratch space (bench_backend_setup) */
+		if (b->scratch_tmpfs)
+			json_object_object_add(json_object_object_get(b->doc, "guest"), "scratch",
+					       json_object_new_string("tmpfs"));
 	}
 	return results_save(b->doc, b->res->results);
 }
@@ -1455,6 +1510,8 @@ static int bench_iterations(struct bench *b)
 				   .tscale = b->bi.time_scale, .index = i,
 				   .busy_threshold = b->o->busy_threshold > 0 ? b->o->busy_threshold :
 						     HOSTNOISE_THRESHOLD_PCT, .warmup = i <= b->s.warmup,
+				   .host_independent = !strcmp(b->bi.timing, "instructions"),
+				   .scratch_tmpfs = b->scratch_tmpfs,
 				   .rundir = res->dir };
 		double t;
 		int pos;
@@ -1612,7 +1669,13 @@ static void print_host_noise(json_object *doc, FILE *out)
 			 json_object_get_double(kern));
 	/* the busiest other processes of the busiest iteration: who to ask */
 	hostnoise_busiest_text(json_object_object_get(hn, "busiest"), who, sizeof(who));
-	if (busy)
+	if (json_object_get_int(json_object_object_get(hn, "busy_ignored")))
+		fprintf(out, "host noise: the host was busy in %d of %d iterations (other processes used "
+			"up to %.1f%% of its CPU%s), not flagged: the guest's clock counted instructions, "
+			"which the host's load does not change\n",
+			json_object_get_int(json_object_object_get(hn, "busy_ignored")),
+			json_object_get_int(json_object_object_get(hn, "iterations")), most, who);
+	else if (busy)
 		fprintf(out, "host noise: BUSY HOST: %d of %d iterations flagged (other processes used up "
 			"to %.1f%% of the host's CPU, threshold %.0f%%%s%s): their figures may be "
 			"distorted\n", busy, json_object_get_int(json_object_object_get(hn, "iterations")),
@@ -1660,10 +1723,12 @@ void print_summary(json_object *doc, FILE *out)
 	json_object *h = json_object_object_get(doc, "host");
 	const char *rel = jstr(v, "kernel_release");
 	/* no guest came up: the image's release, never "(null)" */
-	fprintf(out, "\n%s on %s%s (%s), suite %s, accel %s\n", str_or(jstr(v, "name")),
+	fprintf(out, "\n%s on %s%s (%s), suite %s, accel %s%s\n", str_or(jstr(v, "name")),
 		rel ? rel : str_or(jstr(v, "image_release")), rel ? "" : " (never booted)",
 		str_or(jstr(v, "package_version")),
-		str_or(jstr(json_object_object_get(doc, "suite"), "name")), str_or(jstr(h, "accel")));
+		str_or(jstr(json_object_object_get(doc, "suite"), "name")), str_or(jstr(h, "accel")),
+		strcmp(results_timing(doc), "instructions") ? "" :
+		", timing instructions (QEMU icount: path lengths, not hardware times)");
 	fprintf(out, "%-22s %-12s %8s %3s %12s %12s %12s %7s\n", "workload", "metric", "unit", "n",
 		"median", "min", "max", "cv%");
 	if (!sum)

@@ -15,6 +15,7 @@ struct run_opts {
 	int vcpus;              /* 0 = all host cores */
 	int mem_mb;             /* 0 = 2048 */
 	enum accel accel;
+	enum timing timing;     /* --timing; TIMING_DEFAULT = the backend's (wall) */
 	const char *reports;    /* NULL = <kbench home>/reports */
 	const char *run_id;     /* NULL = generated */
 	const char *cmdline;    /* added to the variant's kernel command line */

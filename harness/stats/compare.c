@@ -418,6 +418,18 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 			refused = differs(d, first, hard[k][0], hard[k][1], why, sizeof(why));
 		if (!refused)
 			refused = suite_differs(d, first, why, sizeof(why));
+		/* the guests' clocks: an instruction-counted figure is a path
+		 * length, a wall-clock one a time (docs/timing.md); runs from
+		 * before timing was recorded are wall-clock runs */
+		if (!refused && strcmp(results_timing(d), results_timing(first))) {
+			snprintf(why, sizeof(why), "host timing '%s' differs from '%s' (the guests' "
+				 "clocks: instruction-counted figures are not wall-clock times, "
+				 "docs/timing.md)", results_timing(d), results_timing(first));
+			refused = 1;
+		}
+		if (!refused && !strcmp(results_timing(d), "instructions") &&
+		    differs(d, first, "host", "icount_shift", why, sizeof(why)))
+			refused = 1;
 		/* named also beside another difference (an ssh run's machine
 		 * beside a QEMU run's backend) */
 		/* lab runs on different devices: the devices are blocks
@@ -904,6 +916,11 @@ static void add_warnings(struct comparison *c)
 	if (c->accel && !strcmp(c->accel, "tcg"))
 		warnf(c, CMP_TCG_WARNING ": figures compare variants with each other on "
 		      "this host; they are not hardware figures");
+	if (c->timing && !strcmp(c->timing, "instructions"))
+		warnf(c, CMP_ICOUNT_WARNING " (QEMU -icount shift=%d, one instruction %d ns): "
+		      "figures are the kernel's path lengths and the order in which the vCPUs took "
+		      "turns on one host thread; no caches, no parallel contention, no real latency "
+		      "(docs/timing.md)", c->icount_shift, 1 << c->icount_shift);
 	for (size_t g = 0; g < c->ng; g++) {
 		size_t noisy = 0, with = 0;
 		if (c->g[g].failed)
@@ -1185,6 +1202,8 @@ int comparison_build(struct comparison *c, const struct cmp_inputs *in,
 		return -1;
 	c->suite = xstrdup(or_empty(jstr(jget(in->v[0].doc, "suite"), "name")));
 	c->accel = xstrdup(or_empty(jstr(jget(in->v[0].doc, "host"), "accel")));
+	c->timing = xstrdup(results_timing(in->v[0].doc));
+	c->icount_shift = json_object_get_int(jget(jget(in->v[0].doc, "host"), "icount_shift"));
 	for (size_t i = 0; i < in->n; i++) {
 		size_t g = group_index(c, in->v[i].group);
 		c->g[g].inputs = xrealloc(c->g[g].inputs, (c->g[g].ninputs + 1) * sizeof(size_t));
@@ -1318,6 +1337,7 @@ void comparison_release(struct comparison *c)
 	strvec_clear(&c->blocks);
 	free(c->suite);
 	free(c->accel);
+	free(c->timing);
 	json_object_put(c->campaign);
 	memset(c, 0, sizeof(*c));
 }

@@ -17,6 +17,8 @@
 /* The first words of the warning a comparison of TCG guests carries (the
  * report shows it as a box of its own, not in the list) */
 #define CMP_TCG_WARNING "guests ran under TCG (no KVM)"
+/* ... and of one whose guests' clock was the instruction counter */
+#define CMP_ICOUNT_WARNING "guest time is instructions, not wall time"
 /* Below this many values a side, a bootstrap cannot show the uncertainty
  * (3 values have 10 distinct resamples), so the headline interval of a
  * change is Fieller's; the bootstrap's is still computed and recorded. */
@@ -210,6 +212,8 @@ struct comparison {
 	struct strvec warnings;
 	char *suite;
 	char *accel;
+	char *timing;                 /* the guests' clock: "wall" or "instructions" */
+	int icount_shift;             /* instructions: -icount shift= */
 	char created[32];
 	json_object *campaign;        /* campaign.json, owned; NULL when none */
 	const char *trends_html;      /* borrowed: the nightly trend section (trend.h); NULL: none */

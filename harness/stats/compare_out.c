@@ -287,6 +287,9 @@ json_object *comparison_to_json(const struct comparison *c)
 	jset(doc, "kbench", o);
 	jset_str(doc, "suite", c->suite);
 	jset_str(doc, "accel", c->accel);
+	jset_str(doc, "timing", c->timing);
+	if (!strcmp(c->timing, "instructions"))
+		jset_int(doc, "icount_shift", c->icount_shift);
 	jset_str(doc, "baseline", c->g[c->base].name);
 	jset(doc, "settings", settings_json(c));
 	jset(doc, "campaign", c->campaign ? json_object_get(c->campaign) : NULL);
@@ -400,7 +403,7 @@ static void print_within(const struct comparison *c, FILE *f)
 void comparison_print(const struct comparison *c, FILE *f)
 {
 	char v[64], a[32], b[32], d[32], ci[80];
-	fprintf(f, "\nkbench compare: suite %s, accel %s;", c->suite, c->accel);
+	fprintf(f, "\nkbench compare: suite %s, accel %s, timing %s;", c->suite, c->accel, c->timing);
 	for (size_t g = 0; g < c->ng; g++)
 		fprintf(f, "%s %s%s (%d iteration%s)", g ? "," : "", c->g[g].name,
 			g == c->base ? " [baseline]" : "", c->g[g].ok + c->g[g].failed,

@@ -3,7 +3,9 @@
 # (mainline-stock and rt-stock, booted under QEMU): each night fetches
 # (from the cache), runs, records the history, judges and reports. The
 # second night is judged against the level the first began and its report
-# shows a two-point trend for every metric, with no regression.
+# shows a two-point trend for every metric, with no regression. A
+# nightly's default timing is auto: under TCG its runs record instructions
+# timing (docs/timing.md).
 #
 # To keep `make test` short the nights run the smoke suite with
 # --iterations 1 (4 boots in all, about 5 minutes under TCG). With one
@@ -82,6 +84,14 @@ for s in series:
     assert [p["night"] for p in s["points"]] == ["night1", "night2"], (s["variant"], s["metric"], s["points"])
     assert all(p["mean"] is not None and p["mean"] >= 0 for p in s["points"])
 assert d["trends"]["method"].startswith("E-divisive means")
+# a nightly's default timing is auto: under TCG the instruction counter
+# (docs/timing.md), recorded in every run
+runs = [r["dir"] + "/results.json" for r in d["runs"] + d1["runs"]]
+assert len(runs) == 4, runs
+for rj in runs:
+    h = json.load(open(rj))["host"]
+    want = "instructions" if h["accel"] == "tcg" else "wall"
+    assert h.get("timing") == want, (rj, h.get("timing"), h["accel"])
 PY
 html="$d/report.html"
 grep -q 'id="trends"' "$html" && ok "report.html has the trend section" || bad "no trend section"

@@ -11,6 +11,7 @@
 # are the same kernel.
 #
 #   sh tests/tools/aa.sh [-k CAMPAIGNS] [-r ROUNDS] [-v VARIANT] [-s SUITE] [-o DIR]
+#                        [-t wall|instructions]
 #
 # Defaults: 5 campaigns of 3 rounds of mainline-stock (prebuilt, cached
 # after its first fetch) on the smoke suite without its kernel compile,
@@ -18,15 +19,18 @@
 # prints the minimum detectable effect at n = ROUNDS and the CV between
 # boots and, for suites with repeats (-s power), within a boot.
 # Measure on an idle host: TCG figures on a busy one are 4-10x noisier.
+# -t gives the campaigns' --timing (docs/timing.md; default: kbench's,
+# wall); the figures then also print the wall time per iteration.
 # Every kbench command's exit status is checked (regress: 0, 1 and 3 are
 # verdicts, anything else stops the benchmark).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KB="$top/kbench"
-k=5 rounds=3 variant=mainline-stock suite="" out=""
-while getopts k:r:v:s:o: o; do
+k=5 rounds=3 variant=mainline-stock suite="" out="" timing=""
+while getopts k:r:v:s:o:t: o; do
 	case $o in
 	k) k=$OPTARG ;; r) rounds=$OPTARG ;; v) variant=$OPTARG ;; s) suite=$OPTARG ;; o) out=$OPTARG ;;
+	t) timing=$OPTARG ;;
 	*) echo "usage: see the head of $0" >&2; exit 2 ;;
 	esac
 done
@@ -53,7 +57,8 @@ while [ "$i" -le "$k" ]; do
 		(cd "$out" && "$KB" campaign --resume "$d") || { echo "aa.sh: campaign $id failed" >&2; exit 1; }
 	else
 		(cd "$out" && "$KB" campaign --kernels "$variant $aa.ini" --suite "$suite" --iterations "$rounds" \
-			--seed "$i" --reports "$out" --id "$id") || { echo "aa.sh: campaign $id failed" >&2; exit 1; }
+			--seed "$i" --reports "$out" --id "$id" ${timing:+--timing "$timing"}) ||
+			{ echo "aa.sh: campaign $id failed" >&2; exit 1; }
 	fi
 	set --
 	r=1
@@ -72,8 +77,14 @@ import json, os, sys
 out, k, base, aa, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 calls, compared, noisy, regress = {}, {}, {}, []
 mde, between, within = {}, {}, {}
+walls, timing, values = [], set(), {}
 for i in range(1, k + 1):
     d = os.path.join(out, "compare", f"aa-{i}")
+    runs = os.path.join(d, "runs")
+    for r in sorted(os.listdir(runs)):
+        rj = json.load(open(os.path.join(runs, r, "results.json")))
+        timing.add(rj["host"].get("timing", "wall"))
+        walls += [it["wall_s"] for it in rj["iterations"] if it.get("status") == "ok" and "wall_s" in it]
     regress.append(int(open(os.path.join(d, "regress.rc")).read()))
     c = json.load(open(os.path.join(d, "comparison.json")))
     for m in c["metrics"]:
@@ -90,11 +101,12 @@ for i in range(1, k + 1):
         if (x.get("vs_baseline") or {}).get("mde") is not None:
             mde.setdefault(key, []).append(x["vs_baseline"]["mde"])
         for cell in (x, b):
+            values.setdefault(key, []).extend(cell.get("values") or [])
             if cell.get("cv") is not None:
                 between.setdefault(key, []).append(cell["cv"])
             if cell.get("within_boot_cv") is not None:
                 within.setdefault(key, []).append(cell["within_boot_cv"])
-print(f"\nA/A: {base} against itself, {k} campaigns of {rounds} rounds ({out})\n")
+print(f"\nA/A: {base} against itself, {k} campaigns of {rounds} rounds, timing {' '.join(sorted(timing))} ({out})\n")
 def med(v, scale=100):
     """median (min-max) of V in percent, '-' when empty"""
     if not v:
@@ -116,6 +128,16 @@ print(f"\ncompare: {n} false calls in {d} metric comparisons"
       + f", {q} of them noisy (CV above the limit), K = {k}")
 print(f"regress: {sum(r == 1 for r in regress)} of {k} campaigns called a regression "
       f"(exit statuses {' '.join(map(str, regress))})")
+walls.sort()
+if walls:
+    print(f"wall time per iteration (boot to power-off): median {walls[len(walls) // 2]:.1f} s "
+          f"({walls[0]:.1f}-{walls[-1]:.1f}, {len(walls)} iterations)")
+json.dump({"timing": sorted(timing), "k": k, "rounds": int(rounds),
+           "metrics": {key: {"false_calls": calls[key], "compared": compared[key], "noisy": noisy[key],
+                             "mde": sorted(mde.get(key, [])), "cv_between": sorted(between.get(key, [])),
+                             "cv_within": sorted(within.get(key, [])),
+                             "values": sorted(values.get(key, []))} for key in calls},
+           "wall_s": walls}, open(os.path.join(out, "aa.json"), "w"), indent=1)
 PY
 rc=$?
 echo "aa.sh: $(( $(date +%s) - start )) s"

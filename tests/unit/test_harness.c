@@ -701,6 +701,88 @@ static void test_qemu_args(void **state)
 	qemu_args_tcg(&p);
 }
 
+/* Instructions timing (docs/timing.md): QEMU's instruction counter with
+ * guest time jumping over idle periods, the RTC on guest time and the
+ * vCPUs on one thread whatever tcg_thread says; wall timing has none of
+ * it. --timing's spellings, and results.json's host.timing and
+ * icount_shift as the validator takes them. */
+static void test_qemu_timing(void **state)
+{
+	const struct backend_ops *q = &qemu_backend;
+	struct boot_params p = { .kernel = "/k", .initrd = "/i", .console_log = "/c.log",
+				 .workdir = "/w", .vcpus = 2, .mem_mb = 2048 };
+	void *qp = backend_params_new(q);
+	struct strvec a = STRVEC_INIT;
+	char *text = fixture("../../fuzz/corpus/results/rt-stock-smoke"), err[256] = "";
+	json_object *doc = json_tokener_parse(text), *host;
+	enum timing t = TIMING_DEFAULT;
+	int icount = 0;
+	(void)state;
+	p.bparams = qp;
+	qemu_args(&a, &p, "/w/agent.sock");
+	for (size_t i = 0; i < a.n; i++)
+		icount += !strcmp(a.v[i], "-icount") || !strcmp(a.v[i], "-rtc");
+	assert_int_equal(icount, 0);
+	strvec_clear(&a);
+	assert_int_equal(backend_param_set(q, qp, "tcg_thread", "multi"), 0);
+	assert_int_equal(backend_param_set(q, qp, "timing", "instructions"), 0);
+	assert_int_equal(backend_param_set(q, qp, "icount_shift", "5"), 0);
+	assert_qemu_arg(&p, "-accel", "tcg,thread=single");
+	assert_qemu_arg(&p, "-icount", "shift=5,sleep=off");
+	assert_qemu_arg(&p, "-rtc", "clock=vm");
+	assert_int_equal(backend_param_set(q, qp, "icount_shift", "11"), -1);
+	assert_int_equal(backend_param_set(q, qp, "timing", "fast"), -1);
+	/* KBENCH_QEMU_ICOUNT_SHIFT (the settings study: docs/timing.md) */
+	setenv("KBENCH_QEMU_ICOUNT_SHIFT", "4", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), 0);
+	assert_qemu_arg(&p, "-icount", "shift=4,sleep=off");
+	setenv("KBENCH_QEMU_ICOUNT_SHIFT", "11", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "KBENCH_QEMU_ICOUNT_SHIFT"));
+	setenv("KBENCH_QEMU_ICOUNT_SHIFT", "3x", 1);
+	assert_int_equal(qemu_env_params(qp, err, sizeof(err)), -1);
+	assert_qemu_arg(&p, "-icount", "shift=4,sleep=off");
+	unsetenv("KBENCH_QEMU_ICOUNT_SHIFT");
+	free(qp);
+	assert_int_equal(timing_parse("instructions", &t), 0);
+	assert_int_equal(t, TIMING_INSTRUCTIONS);
+	assert_int_equal(timing_parse("icount", &t), 0);
+	assert_int_equal(t, TIMING_INSTRUCTIONS);
+	assert_int_equal(timing_parse("wall", &t), 0);
+	assert_int_equal(t, TIMING_WALL);
+	assert_int_equal(timing_parse("auto", &t), 0);
+	assert_int_equal(t, TIMING_AUTO);
+	assert_int_equal(timing_parse("Wall", &t), -1);
+	assert_int_equal(t, TIMING_AUTO);
+	/* results: absent is wall; instructions needs its shift */
+	assert_non_null(doc);
+	host = json_object_object_get(doc, "host");
+	assert_string_equal(results_timing(doc), "wall");
+	json_object_object_add(host, "timing", json_object_new_string("wall"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	json_object_object_add(host, "timing", json_object_new_string("instructions"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "icount_shift"));
+	json_object_object_add(host, "icount_shift", json_object_new_int(3));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), 0);
+	assert_string_equal(results_timing(doc), "instructions");
+	{
+		char buf[48];
+		assert_string_equal(results_accel_key(doc, buf, sizeof(buf)), "tcg+instructions");
+	}
+	json_object_object_add(host, "icount_shift", json_object_new_int(12));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_add(host, "timing", json_object_new_string("wall"));
+	json_object_object_add(host, "icount_shift", json_object_new_int(3));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	json_object_object_del(host, "icount_shift");
+	json_object_object_add(host, "timing", json_object_new_string("cycles"));
+	assert_int_equal(results_validate(doc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "timing"));
+	json_object_put(doc);
+	free(text);
+}
+
 /* The agent's socket: in the boot's work directory while the path fits a
  * UNIX socket (107 characters), else in a new private directory under
  * /tmp for each boot (mkdtemp: mode 700, not a predictable name), which
@@ -1203,6 +1285,7 @@ int main(void)
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show),
 		cmocka_unit_test(test_trouble),           cmocka_unit_test(test_qemu_opt_escape),
 		cmocka_unit_test(test_hostroot_stage_etc), cmocka_unit_test(test_qemu_args),
+		cmocka_unit_test(test_qemu_timing),
 		cmocka_unit_test(test_qemu_sock_path),    cmocka_unit_test(test_qemu_boot_files),
 		cmocka_unit_test(test_backend_registry),  cmocka_unit_test(test_backend_logs_move),
 		cmocka_unit_test(test_image_file_list),   cmocka_unit_test(test_results_backend),
