@@ -10,7 +10,16 @@
 # kbench bisect must have named the delay commit, skipped the broken one,
 # written the report and left the tree reset. Then good..good-ish (two
 # commits that differ in documentation only) must refuse to bisect (exit 1).
+#
+# A small regression (issue 34, docs/timing.md), make bisect-test-small:
+# BISECT_DELAY_US=2 BISECT_THRESHOLD=3% BISECT_TIMING=instructions
+# BISECT_ITER=5 BISECT_MAXITER=10 BISECT_REPEAT=3: a 2 us delay per
+# sendmsg (a few percent of hackbench), bisected at a 3% threshold under
+# instructions timing. Defaults: the 100 us delay at 100% on wall timing.
 . "$(dirname "$0")/../lib.sh"
+delay=${BISECT_DELAY_US:-100} thr=${BISECT_THRESHOLD:-100%} timing=${BISECT_TIMING:-wall}
+iters=${BISECT_ITER:-3} maxiters=${BISECT_MAXITER:-6} repeat=${BISECT_REPEAT:-1}
+echo "bisect-test: a ${delay} us delay per unix stream sendmsg, threshold $thr, timing $timing, $iters-$maxiters iterations a step, hackbench repeat $repeat"
 need_tool qemu-system-x86_64 "the guest"
 need_tool git "the scratch kernel history"
 # the variant built once: fetches and unpacks linux-source-6.12 on a fresh
@@ -55,8 +64,8 @@ own kernel/sys.c; echo "int kbench_broken = ;" >>"$scratch/linux/kernel/sys.c"
 g commit -q -am "kernel/sys.c: does not build"
 g revert --no-edit HEAD >/dev/null
 own net/unix/af_unix.c
-sed -i 's|^#include <linux/module.h>$|#include <linux/module.h>\n#include <linux/delay.h>|; /^static int unix_stream_sendmsg(struct socket \*sock, struct msghdr \*msg,$/,/^{$/ s|^{$|{\n\tudelay(100); /* kbench bisect test: the injected slowdown */|' "$scratch/linux/net/unix/af_unix.c"
-grep -q "udelay(100)" "$scratch/linux/net/unix/af_unix.c" || { bad "the slowdown was not injected"; finish; }
+sed -i 's|^#include <linux/module.h>$|#include <linux/module.h>\n#include <linux/delay.h>|; /^static int unix_stream_sendmsg(struct socket \*sock, struct msghdr \*msg,$/,/^{$/ s|^{$|{\n\tudelay('"$delay"'); /* kbench bisect test: the injected slowdown */|' "$scratch/linux/net/unix/af_unix.c"
+grep -q "udelay($delay)" "$scratch/linux/net/unix/af_unix.c" || { bad "the slowdown was not injected"; finish; }
 g commit -q -am "af_unix: slow down stream sendmsg"
 culprit=$(g rev-parse HEAD)
 tree_reset() { # WHEN
@@ -72,7 +81,7 @@ g log --oneline | head -7
 # (6 boots: 0.23-0.49 s; with 200 loops 0.98-1.93 s, no quieter); with a
 # 20% threshold unrelated commits were too noisy to call and skipped, and
 # no culprit could be named. The injected delay makes it 3.4x slower.
-cat >"$tmp/suite.ini" <<'INI'
+cat >"$tmp/suite.ini" <<INI
 [suite]
 name = bisect-test
 iterations = 3
@@ -82,6 +91,7 @@ groups = 1
 loops = 50
 transport = socket
 mode = process
+repeat = $repeat
 INI
 t=$(date +%s)
 r="$tmp/r" d="$tmp/r/bisect/synth"
@@ -90,8 +100,8 @@ r="$tmp/r" d="$tmp/r/bisect/synth"
 # the tree reset, and --resume must neither rebuild nor remeasure a
 # finished step
 "$KB" bisect --tree "$scratch/linux" --good HEAD~6 --bad HEAD --variant rt-adaptive-test \
-	--suite "$tmp/suite.ini" --metric hackbench.time --threshold 100% --iterations 3 \
-	--max-iterations 6 --id synth --reports "$r" >"$tmp/first" 2>&1 &
+	--suite "$tmp/suite.ini" --metric hackbench.time --threshold "$thr" --iterations "$iters" \
+	--max-iterations "$maxiters" --timing "$timing" --id synth --reports "$r" >"$tmp/first" 2>&1 &
 pid=$!
 # prints the commits with a verdict once 3 have one and a run of another
 # commit is building; exits 1 while not yet
@@ -189,7 +199,7 @@ expect_out "bisect synth: [0-9]* kbench runs, [0-9.]* minutes; report .*/bisect.
 
 # no difference: two unrelated commits must not be bisected
 expect_exit 1 "$KB" bisect --tree "$scratch/linux" --good HEAD~6 --bad HEAD~4 --variant rt-adaptive-test \
-	--suite "$tmp/suite.ini" --metric hackbench.time --threshold 100% --iterations 3 \
-	--max-iterations 3 --id same --reports "$tmp/r"
+	--suite "$tmp/suite.ini" --metric hackbench.time --threshold "$thr" --iterations "$iters" \
+	--max-iterations "$iters" --timing "$timing" --id same --reports "$tmp/r"
 expect_out "refusing to bisect"
 finish

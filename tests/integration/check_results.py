@@ -290,6 +290,12 @@ def check_file(path, a, schema, errors):
     if a.exit_status is not None:
         check_exit(path, doc, a.exit_status, errors)
     check_rt(path, doc, a.expect_rt, errors)
+    # every new run records its guest's clock; wall unless --timing said
+    # otherwise (docs/timing.md), and a wall run has no icount_shift
+    h = doc["host"]
+    if a.expect_timing and h.get("timing") != a.expect_timing or ("icount_shift" in h) != (a.expect_timing == "instructions"):
+        errors.append(f"{path}: host timing {h.get('timing')!r} (icount_shift {h.get('icount_shift')}), "
+                      f"want {a.expect_timing}")
     for it in ok:
         check_iteration(path, doc, it, errors)
         if a.locks:
@@ -312,6 +318,7 @@ def main():
     ap.add_argument("--min-ok", type=int, default=1)
     ap.add_argument("--exit-status", type=int)
     ap.add_argument("--locks", type=locks_arg)
+    ap.add_argument("--expect-timing", choices=["wall", "instructions"])
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     schema = json.load(open(SCHEMA))

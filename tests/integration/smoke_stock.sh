@@ -5,7 +5,9 @@
 # does, with the kbuild workload's checks (once kbuild.sh) and the guest-read probe; mainline-stock without the kernel compile, to spare CI time, and
 # with hackbench repeated 3 times inside each boot);
 # validate results.json against the schema and check metrics are plausible.
-# The tolerance, one rule: three iterations each, of which two must be ok.
+# The tolerance: mainline three iterations, of which two must be ok;
+# rt-stock two (each compiles kernel/locking/ in the guest, the costliest
+# iteration of make test: CI time), both ok (a failed boot is retried).
 # A guest under TCG can fail on its own now and then (CI once saw a dbench
 # run fail, cause not recorded then; see docs/reliability.md). kbench exits
 # 1 when any iteration failed, so the run's exit status is not required to
@@ -50,15 +52,15 @@ elif strict; then
 else
 	echo "note: not root: the guest-read probe is not run"
 fi
-KBENCH_TEST_GUEST_READ=$reads "$KB" run --kernel rt-stock --suite smoke --iterations 3 --reports "$tmp/r" \
+KBENCH_TEST_GUEST_READ=$reads "$KB" run --kernel rt-stock --suite smoke --iterations 2 --reports "$tmp/r" \
 	--run-id rt >"$tmp/out" 2>&1
 rc_rt=$?
 cat "$tmp/out"
 cp "$tmp/out" "$tmp/rt.out"	# the probe's lines, checked below after other commands reuse $tmp/out
 rm -f "${secret:-}"
-/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --min-ok 2 --exit-status "$rc_main" \
+/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --min-ok 2 --exit-status "$rc_main" --expect-timing wall \
 	"$tmp/r/runs/main/results.json" && ok "mainline: exit $rc_main, results valid" || bad "mainline results (exit $rc_main)"
-/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt yes --min-ok 2 --exit-status "$rc_rt" \
+/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt yes --min-ok 2 --exit-status "$rc_rt" --expect-timing wall \
 	"$tmp/r/runs/rt/results.json" && ok "rt: exit $rc_rt, results valid" || bad "rt results (exit $rc_rt)"
 expect_exit 0 "$KB" validate "$tmp/r/runs/main" "$tmp/r/runs/rt"
 # the repeats (check_results.py checked the median, each repeat's figures
@@ -110,7 +112,7 @@ fi
 # the boots left the cached kbuild image as it was made (QEMU writes only
 # the copy-on-write layer in each boot's work directory): no image was
 # written after iteration 1 ended (it may have made the image), though
-# iterations 2 and 3 booted with it; and no staged /etc is left behind
+# iteration 2 booted with it; and no staged /etc is left behind
 # (docs/security.md)
 cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}
 /usr/bin/python3 - "$tmp/r/runs/rt" "$cache" <<'PY' && ok "no cached kbuild image written by the later boots" || bad "a cached kbuild image was written by a boot"
