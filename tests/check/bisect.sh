@@ -12,14 +12,17 @@
 # commits that differ in documentation only) must refuse to bisect (exit 1).
 #
 # A small regression (issue 34, docs/timing.md), make bisect-test-small:
-# BISECT_DELAY_US=2 BISECT_THRESHOLD=3% BISECT_TIMING=instructions
-# BISECT_ITER=5 BISECT_MAXITER=10 BISECT_REPEAT=3: a 2 us delay per
+# BISECT_DELAY_NS=100 BISECT_THRESHOLD=3% BISECT_TIMING=instructions
+# BISECT_ITER=5 BISECT_MAXITER=10 BISECT_REPEAT=3: a 100 ns delay per
 # sendmsg (a few percent of hackbench), bisected at a 3% threshold under
 # instructions timing. Defaults: the 100 us delay at 100% on wall timing.
 . "$(dirname "$0")/../lib.sh"
 delay=${BISECT_DELAY_US:-100} thr=${BISECT_THRESHOLD:-100%} timing=${BISECT_TIMING:-wall}
+# the delay call: udelay(us), or ndelay(ns) when BISECT_DELAY_NS is set
+call="udelay($delay)" what="${delay} us"
+[ -n "${BISECT_DELAY_NS:-}" ] && call="ndelay($BISECT_DELAY_NS)" what="${BISECT_DELAY_NS} ns"
 iters=${BISECT_ITER:-3} maxiters=${BISECT_MAXITER:-6} repeat=${BISECT_REPEAT:-1}
-echo "bisect-test: a ${delay} us delay per unix stream sendmsg, threshold $thr, timing $timing, $iters-$maxiters iterations a step, hackbench repeat $repeat"
+echo "bisect-test: a $what delay per unix stream sendmsg, threshold $thr, timing $timing, $iters-$maxiters iterations a step, hackbench repeat $repeat"
 need_tool qemu-system-x86_64 "the guest"
 need_tool git "the scratch kernel history"
 # the variant built once: fetches and unpacks linux-source-6.12 on a fresh
@@ -64,8 +67,8 @@ own kernel/sys.c; echo "int kbench_broken = ;" >>"$scratch/linux/kernel/sys.c"
 g commit -q -am "kernel/sys.c: does not build"
 g revert --no-edit HEAD >/dev/null
 own net/unix/af_unix.c
-sed -i 's|^#include <linux/module.h>$|#include <linux/module.h>\n#include <linux/delay.h>|; /^static int unix_stream_sendmsg(struct socket \*sock, struct msghdr \*msg,$/,/^{$/ s|^{$|{\n\tudelay('"$delay"'); /* kbench bisect test: the injected slowdown */|' "$scratch/linux/net/unix/af_unix.c"
-grep -q "udelay($delay)" "$scratch/linux/net/unix/af_unix.c" || { bad "the slowdown was not injected"; finish; }
+sed -i 's|^#include <linux/module.h>$|#include <linux/module.h>\n#include <linux/delay.h>|; /^static int unix_stream_sendmsg(struct socket \*sock, struct msghdr \*msg,$/,/^{$/ s|^{$|{\n\t'"$call"'; /* kbench bisect test: the injected slowdown */|' "$scratch/linux/net/unix/af_unix.c"
+grep -qF "$call;" "$scratch/linux/net/unix/af_unix.c" || { bad "the slowdown was not injected"; finish; }
 g commit -q -am "af_unix: slow down stream sendmsg"
 culprit=$(g rev-parse HEAD)
 tree_reset() { # WHEN
