@@ -139,14 +139,6 @@ bisect-test: deps all
 	@sh harness/deps.sh test
 	sh tests/check/bisect.sh
 
-# ... and a small regression (a 100 ns delay per sendmsg: 2 us made the
-# test kernel's hackbench 53% slower) at a 3% threshold under instructions
-# timing (docs/timing.md)
-bisect-test-small: deps all
-	@sh harness/deps.sh test
-	BISECT_DELAY_NS=$(or $(BISECT_DELAY_NS),100) BISECT_THRESHOLD=3% BISECT_TIMING=instructions BISECT_ITER=5 \
-		BISECT_MAXITER=10 BISECT_REPEAT=3 sh tests/check/bisect.sh
-.PHONY: bisect-test-small
 
 unit: $(TESTS) $(SAN_TESTS)
 
