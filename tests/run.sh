@@ -40,7 +40,7 @@ run_start=$(date +%s)
 [ -n "$since" ] && echo "setup (packages, build): $((run_start - since)) s"
 times="$log_dir/times.$$"
 : >"$times"
-trap 'rm -f "$times"' EXIT
+trap 'rm -f "$times" "$times.cpu"' EXIT
 
 for t in "$@"; do
 	name=$(echo "$t" | sed 's|.*/build/||')
@@ -83,6 +83,28 @@ busy_pct() { # BUSY0 TOTAL0 BUSY1 TOTAL1
 	[ "$4" -gt "$2" ] && echo $(( ($3 - $1) * 100 / ($4 - $2) )) || echo 0
 }
 
+# The CPU a test used, its own and that of every process it started
+# (QEMU daemonized, LAVA's daemons and the jobs' guests included): each
+# script runs in a cgroup of its own where the host lets us make one
+# (cgroup v2's cpu.stat, else v1's cpuacct.usage), and nothing is printed
+# where it does not. On a 2-core runner the tests' CPU seconds over two
+# are the suite's floor: what to cut to stay in the budget, where the
+# wall time of a test beside others says little.
+cg_make() { # NAME: prints the new cgroup's directory (under run.sh's own), or nothing
+	v2=$(sed -n 's/^0:://p' /proc/self/cgroup) v1=$(sed -n 's/^[0-9]*:\([a-z,]*,\)\{0,1\}cpuacct\(,[a-z,]*\)\{0,1\}://p' /proc/self/cgroup)
+	for base in "/sys/fs/cgroup/unified${v2%/}" "/sys/fs/cgroup${v2%/}" "/sys/fs/cgroup/cpuacct${v1%/}"; do
+		[ -f "$base/cgroup.procs" ] || continue
+		d="$base/kbench-test.$1.$$"
+		mkdir "$d" 2>/dev/null || continue
+		if [ -f "$d/cpu.stat" ] || [ -f "$d/cpuacct.usage" ]; then echo "$d"; return; fi
+		rmdir "$d" 2>/dev/null
+	done
+}
+cg_cpu() { # DIR: CPU seconds used in it so far
+	if [ -f "$1/cpu.stat" ]; then awk '$1 == "usage_usec" { printf "%d\n", $2 / 1e6 }' "$1/cpu.stat"
+	else awk '{ printf "%d\n", $1 / 1e9 }' "$1/cpuacct.usage"; fi 2>/dev/null
+}
+
 # The pids of live processes with KBENCH_TEST_TAG=$1 in their environment,
 # after up to 10 s for them to end by themselves.
 leftovers() {
@@ -115,10 +137,15 @@ run_script() {
 	b=$(basename "$1" .sh)
 	start=$(date +%s)
 	c0=$(cpu_ticks)
-	KBENCH_TEST_TAG="$b.$$" sh "$1" >"$log_dir/$b.log" 2>&1
+	cg=$(cg_make "$b")
+	# shellcheck disable=SC2016
+	KBENCH_TEST_TAG="$b.$$" sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" 2>/dev/null; exec sh "$2"' \
+		sh "$cg" "$1" >"$log_dir/$b.log" 2>&1
 	rc=$?
+	el=$(( $(date +%s) - start ))
 	# shellcheck disable=SC2046
-	echo "$rc $(( $(date +%s) - start )) $(busy_pct $c0 $(cpu_ticks))" >"$log_dir/$b.result"
+	busy=$(busy_pct $c0 $(cpu_ticks))
+	echo "$rc $el $busy ${cg:+$(cg_cpu "$cg")} ${cg:-}" >"$log_dir/$b.result"
 }
 
 # judge SCRIPT [NOTE]: the script's result counted and printed, after the
@@ -127,9 +154,11 @@ judge() {
 	b=$(basename "$1" .sh)
 	name=integration/$b
 	out="$log_dir/$b.log"
-	read -r rc el busy <"$log_dir/$b.result" || { rc=1 el=0 busy=0; }
+	cpu="" cg=""
+	read -r rc el busy cpu cg <"$log_dir/$b.result" || { rc=1 el=0 busy=0; }
 	rm -f "$log_dir/$b.result"
 	echo "$el $name" >>"$times"
+	[ -n "$cpu" ] && echo "$cpu $name" >>"$times.cpu"
 	left=$(leftovers "$b.$$")
 	if [ -n "$left" ]; then
 		{
@@ -139,8 +168,10 @@ judge() {
 		kill -9 $left 2>/dev/null
 		[ "$rc" = 0 ] || [ "$rc" = 77 ] && rc=1
 	fi
+	if [ -n "$cg" ]; then rmdir "$cg" 2>/dev/null || { sleep 1; rmdir "$cg" 2>/dev/null; }; fi
+	el="${el}s${cpu:+, CPU ${cpu}s}"
 	case $rc in
-	0) pass=$((pass + 1)); echo "ok   $name (${el}s, host CPU ${busy}% busy${2:+; $2})" ;;
+	0) pass=$((pass + 1)); echo "ok   $name ($el, host CPU ${busy}% busy${2:+; $2})" ;;
 	77) if strict; then
 		fail=$((fail + 1)); failed_names="$failed_names $name"
 		echo "FAIL $name (skipped in a strict run: $(grep '^SKIP' "$out" | tail -1))"
@@ -148,7 +179,7 @@ judge() {
 		skip=$((skip + 1)); echo "skip $name: $(grep '^SKIP' "$out" | tail -1)"
 	    fi ;;
 	*) fail=$((fail + 1)); failed_names="$failed_names $name"
-	   echo "FAIL $name (exit $rc, ${el}s, host CPU ${busy}% busy${2:+; $2}; log $out)"
+	   echo "FAIL $name (exit $rc, $el, host CPU ${busy}% busy${2:+; $2}; log $out)"
 	   # the failed checks and kbench's warnings from the whole log (CI
 	   # keeps only part of the output), then its end
 	   grep -E '^(FAIL|warning|note)' "$out" | head -50 | sed 's/^/| /'
@@ -186,6 +217,10 @@ now=$(date +%s)
 total=$((now - ${since:-$run_start}))
 slowest=$(sort -rn "$times" | head -8 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
 echo "time: tests $((now - run_start)) s, in all $total s ($((total / 60)) min $((total % 60)) s); slowest: $slowest"
+if [ -s "$times.cpu" ]; then
+	most=$(sort -rn "$times.cpu" | head -8 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
+	echo "CPU: the integration tests used $(awk '{ s += $1 } END { print s }' "$times.cpu") s of $(nproc) cores' time; most: $most"
+fi
 if [ -n "$budget_file" ] && [ -z "${TESTS_FILTER:-}" ]; then
 	b=$(sed -n 's/^total[[:space:]]*=[[:space:]]*\([0-9][0-9]*\)[[:space:]]*$/\1/p' "$budget_file" 2>/dev/null)
 	if [ -z "$b" ]; then

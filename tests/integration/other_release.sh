@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Any Debian release's kernel package: bookworm's 6.1 (modules in
 # /lib/modules; virtio_console and virtio_pci as modules, where trixie's
 # 6.12 has them built in and its modules in /usr/lib/modules) boots and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # Paths reach QEMU's comma-separated options escaped (',' written ',,'):
 # a --reports directory with a comma and a space boots and runs (was: QEMU
 # read the part after the comma as more options, and wrote the console log

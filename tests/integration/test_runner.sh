@@ -22,6 +22,13 @@ cat >"$tmp/t/leaky.sh" <<'T'
 setsid sh -c 'sleep 300; : kbench-leaked-loop' </dev/null >/dev/null 2>&1 &
 exit 0
 T
+# CPU work in a detached process it waits for (as a daemonized QEMU): its
+# CPU is the test's, where the host lets run.sh make a cgroup
+cat >"$tmp/t/burn.sh" <<'T'
+setsid sh -c 'e=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$e" ]; do :; done' </dev/null >/dev/null 2>&1 &
+sleep 4
+exit 0
+T
 TESTS_FILTER= TESTS_DIR="$tmp/t" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
@@ -30,15 +37,30 @@ grep -q "^ok   integration/clean " "$tmp/out" && ok "the clean test passes" || b
 grep -q "^FAIL integration/leaky (exit 1" "$tmp/out" && ok "the leaky test fails" || bad "the leaky test did not fail"
 grep -q "the test left processes running" "$tmp/out" && grep -q "kbench-leaked-loop" "$tmp/out" &&
 	ok "the leftover is listed by its command line" || bad "the leftover is not listed"
-grep -q "test: 1 passed, 1 failed, 0 skipped" "$tmp/out" && ok "counted" || bad "wrong count"
+grep -q "test: 2 passed, 1 failed, 0 skipped" "$tmp/out" && ok "counted" || bad "wrong count"
 if pgrep -f kbench-leaked-loop >/dev/null; then
 	bad "the leftover still runs"
 	pkill -f kbench-leaked-loop
 else
 	ok "the leftover was killed"
 fi
-grep -q "^ok   integration/clean ([0-9]*s, host CPU [0-9]*% busy)" "$tmp/out" && grep -q "^time: tests [0-9]* s, in all [0-9]* s .*slowest: integration/" "$tmp/out" &&
+grep -q "^ok   integration/clean ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy)" "$tmp/out" && grep -q "^time: tests [0-9]* s, in all [0-9]* s .*slowest: integration/" "$tmp/out" &&
 	ok "each test's time and the total printed" || bad "no time per test or in all"
+# a cgroup v2 or v1 cpuacct hierarchy run.sh can write to (CI runs as root)
+cgroups=no
+for d in /sys/fs/cgroup/unified /sys/fs/cgroup /sys/fs/cgroup/cpuacct; do
+	[ -f "$d/cgroup.procs" ] && mkdir "$d/kbench-probe.$$" 2>/dev/null && { rmdir "$d/kbench-probe.$$"; cgroups=yes; break; }
+done
+if [ $cgroups = yes ]; then
+	cpu=$(sed -n 's/^ok   integration\/burn ([0-9]*s, CPU \([0-9]*\)s, .*/\1/p' "$tmp/out")
+	[ -n "$cpu" ] && [ "$cpu" -ge 2 ] && grep -q "^CPU: the integration tests used [0-9]* s of [0-9]* cores' time; most: integration/burn ${cpu}s" "$tmp/out" &&
+		ok "a test's CPU counts its detached children's: burn used ${cpu} s" || bad "burn's CPU seconds not counted (cgroups writable here)"
+	left=$(find /sys/fs/cgroup -maxdepth 6 -type d -name 'kbench-test.*' 2>/dev/null |
+		grep -E '/kbench-test\.(clean|leaky|burn)\.')
+	[ -z "$left" ] && ok "run.sh removed its cgroups" || bad "cgroups left: $left"
+else
+	echo "note: no writable cgroup here: run.sh prints no CPU seconds"
+fi
 
 # a real cmocka binary with one test that passes and one that calls skip()
 need_tool gcc "the cmocka test binary"
@@ -88,9 +110,9 @@ rc=$?
 cat "$tmp/out"
 [ $rc = 0 ] && ok "lanes: exit 0" || bad "lanes: exit $rc"
 expect_out "^start slow_bg in the background (lane: background)"
-expect_out "^ok   integration/beside_one ([0-9]*s, host CPU [0-9]*% busy; beside slow_bg)"
-expect_out "^ok   integration/slow_bg ([0-9]*s, host CPU [0-9]*% busy; beside the tests marked beside)"
-expect_out "^ok   integration/alone_one ([0-9]*s, host CPU [0-9]*% busy)"
+expect_out "^ok   integration/beside_one ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy; beside slow_bg)"
+expect_out "^ok   integration/slow_bg ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy; beside the tests marked beside)"
+expect_out "^ok   integration/alone_one ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy)"
 expect_out "^test: 3 passed, 0 failed, 0 skipped"
 # the order of the result lines: beside, then the background one, then alone
 [ "$(grep -o '^ok   integration/[a-z_]*' "$tmp/out" | tr '\n' ' ')" = "ok   integration/beside_one ok   integration/slow_bg ok   integration/alone_one " ] &&

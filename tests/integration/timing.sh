@@ -10,8 +10,9 @@
 #    test_qemu_timing); kbench show says what the figures are;
 #  - regress calls no regression in the A/A, nor for the busy round
 #    against the idle ones;
-#  - the busy campaign's figures are the idle one's (medians within 3%:
-#    plain TCG moves 4-10x on a busy host) and its iterations are not
+#  - the busy campaign's figures are the idle one's (its medians within
+#    the idle values' range widened by 5%: plain TCG moves 4-10x on a
+#    busy host) and its iterations are not
 #    flagged busy (busy_ignored instead), --busy-host refuse does not stop;
 #  - compare refuses a wall-clock run beside an instructions run (exit 2,
 #    the reason named), --force flags the mix;
@@ -106,8 +107,14 @@ for (w, m) in (("hackbench", "time"), ("dbench", "throughput")):
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"{w} {m}: idle median {ma:.4g} ({min(a):.4g}-{max(a):.4g}), busy median {mb:.4g} "
           f"({min(b):.4g}-{max(b):.4g}), busy/idle {mb / ma:.3f}")
-    if abs(mb / ma - 1) > 0.03:
-        fails.append(f"{w} {m}: busy/idle {mb / ma:.3f}: not within 3%")
+    # within the idle values' own range, widened by 5%: this suite's
+    # hackbench lasts 2 s and its idle values spread up to 9% between
+    # boots (CI at d440e60: 2.036-2.228 s, the busy median 2.021), where
+    # plain TCG's move 4-10x on a busy host
+    lo, hi = min(a) * 0.95, max(a) * 1.05
+    if not lo <= mb <= hi:
+        fails.append(f"{w} {m}: busy median {mb:.4g} outside the idle range widened by 5% "
+                     f"({lo:.4g}-{hi:.4g})")
 for f in fails:
     print("FAIL:", f)
 sys.exit(1 if fails else 0)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # A kernel the user built in their own tree: `kbench run --kernel-image
 # TREE/arch/x86/boot/bzImage` boots it (config from the tree, the image's
 # hash and version recorded), a variant file with source = image works
