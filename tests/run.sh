@@ -239,6 +239,14 @@ if [ -n "$budget_file" ] && [ -z "${TESTS_FILTER:-}" ]; then
 	fi
 fi
 
+# again at the end, each failed integration test's first failed checks:
+# CI keeps the end of a long output only
+for n in $failed_names; do
+	f="$log_dir/${n#integration/}.log"
+	case $n in integration/*) [ -f "$f" ] || continue ;; *) continue ;; esac
+	echo "$n, its first failed checks (log $f):"
+	grep -E '^FAIL' "$f" | head -8 | cut -c1-300 | sed 's/^/| /'
+done
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "test: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

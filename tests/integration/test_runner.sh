@@ -8,7 +8,8 @@
 # A cmocka test that calls skip() fails a strict run (CI) and is counted
 # as skipped otherwise; each test's time and the total are printed; a
 # whole run over its time budget (tests/time-budget) fails a strict run,
-# naming the slowest test, and only warns otherwise. Lanes: a background
+# naming the slowest test, and only warns otherwise; a failed test's
+# first FAIL lines are repeated at the end. Lanes: a background
 # script runs beside the "beside" ones, the others after it.
 . "$(dirname "$0")/../lib.sh"
 mkdir -p "$tmp/t"
@@ -25,7 +26,7 @@ T
 # CPU work in a detached process it waits for (as a daemonized QEMU): its
 # CPU is the test's, where the host lets run.sh make a cgroup
 cat >"$tmp/t/burn.sh" <<'T'
-setsid sh -c 'e=$(($(date +%s) + 3)); while [ "$(date +%s)" -lt "$e" ]; do :; done' </dev/null >/dev/null 2>&1 &
+setsid timeout 3 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
 sleep 4
 exit 0
 T
@@ -35,6 +36,9 @@ cat "$tmp/out"
 [ "$rc" != 0 ] && ok "run.sh fails (exit $rc)" || bad "run.sh passed a test that left a process running"
 grep -q "^ok   integration/clean " "$tmp/out" && ok "the clean test passes" || bad "the clean test did not pass"
 grep -q "^FAIL integration/leaky (exit 1" "$tmp/out" && ok "the leaky test fails" || bad "the leaky test did not fail"
+# repeated after the totals (CI keeps the end of the output)
+sed -n '/^time: tests/,$p' "$tmp/out" | grep -A1 "^integration/leaky, its first failed checks" | grep -q "^| FAIL: the test left processes running" &&
+	ok "the failed checks repeated at the end" || bad "no failed checks at the end of the output"
 grep -q "the test left processes running" "$tmp/out" && grep -q "kbench-leaked-loop" "$tmp/out" &&
 	ok "the leftover is listed by its command line" || bad "the leftover is not listed"
 grep -q "test: 2 passed, 1 failed, 0 skipped" "$tmp/out" && ok "counted" || bad "wrong count"
