@@ -838,6 +838,15 @@ static int console_panicked(const char *path, off_t off)
 	return hit;
 }
 
+/* How long one try of a machine that is rebooting may take: a port
+ * forwarded by NAT (QEMU's user network, a lab's gateway) accepts the
+ * connection while the machine is down, and ssh then waits out its whole
+ * ConnectTimeout for a banner that never comes; with ssh_timeout (30 s)
+ * a boot was seen 15-30 s late (kexec to agent 45 s where the kernel and
+ * systemd took 18 s) and a panic on the console noticed only after the
+ * try. A machine that is up sends its banner within a second. */
+#define WAIT_TRY_S 8
+
 /* Wait until the machine answers with a boot id other than OLD (a new
  * boot), until DEADLINE (monotonic). The new id in NEW. -2 as soon as Q's
  * console shows a kernel panic (Q NULL: not watched). */
@@ -845,9 +854,10 @@ static int wait_back(const char *old, double deadline, char *new, size_t len,
 		     const struct ssh_guest *q)
 {
 	while (now_mono() < deadline && !kb_interrupted) {
-		double left = deadline - now_mono();
-		if (!boot_id(new, len, left < S.t.ssh_timeout_s ? left : S.t.ssh_timeout_s) &&
-		    strcmp(new, old))
+		double left = deadline - now_mono(), try = S.t.ssh_timeout_s;
+		if (try > WAIT_TRY_S)
+			try = WAIT_TRY_S;
+		if (!boot_id(new, len, left < try ? left : try) && strcmp(new, old))
 			return 0;
 		if (q && console_panicked(q->console_log, q->console_off))
 			return -2;
