@@ -80,8 +80,134 @@ struct ssh_guest {
 	off_t console_off;    /* its size at the kexec */
 };
 
-/* ssh's argv up to the destination (-- follows), strict host keys. */
+/*
+ * One ssh connection shared by the commands of a boot (OpenSSH's
+ * ControlMaster): a connection costs the machine a key exchange, an
+ * authentication and sshd's re-exec, about 1.1 s of CPU each on the test
+ * lab's VM under TCG against 0.13 s for a command over a shared one, and
+ * an iteration runs dozens. The master is kbench's own child (ssh -M -N,
+ * stdio on /dev/null, not -f: a master that forks itself away can be
+ * caught in the group kill that reaps its parent, and would outlive a
+ * killed kbench), so it dies with kbench like every child; its socket is
+ * in a 0700 directory of its own. Commands use it while it runs
+ * (ControlMaster=no: without it each connects as before). It is closed
+ * before kbench takes the machine away (kexec, reboot, power cycle) and
+ * started again once the machine is back.
+ */
+static struct {
+	struct child master;
+	char dir[64];  /* mkdtemp'd, "" until first used */
+	char path[80]; /* the control socket */
+	int open;      /* the master runs, its socket is there */
+	int away;      /* the machine is going or gone: no master until it is back */
+	int failed;    /* starting one failed: direct connections until it is back */
+	int exit_hook; /* atexit registered */
+} M = { .master = CHILD_INIT };
+
+static void ssh_argv_mode(struct strvec *v, double timeout_s, int master);
+static void mux_exit(void);
+
+/* Start the master, when none runs and the machine is there; wait for
+ * its socket (the connection made and authenticated). */
+static void mux_open(void)
+{
+	double end;
+	if (M.open && child_poll(&M.master) == 0)
+		return;
+	if (M.open) { /* it ended (the machine went away): connect anew */
+		child_release(&M.master);
+		M.master = (struct child)CHILD_INIT;
+		unlink(M.path);
+		M.open = 0;
+	}
+	if (M.away || M.failed || kb_interrupted)
+		return;
+	if (!M.exit_hook)
+		M.exit_hook = !atexit(mux_exit);
+	if (!M.dir[0]) {
+		char d[] = "/tmp/kbench-ssh.XXXXXX";
+		if (!mkdtemp(d)) {
+			M.failed = 1;
+			return;
+		}
+		snprintf(M.dir, sizeof(M.dir), "%s", d);
+		snprintf(M.path, sizeof(M.path), "%s/master", M.dir);
+	}
+	unlink(M.path);
+	M.master = (struct child)CHILD_INIT;
+	ssh_argv_mode(&M.master.argv, S.t.ssh_timeout_s, 1);
+	M.master.stdout_path = M.master.stderr_path = "/dev/null";
+	if (child_start(&M.master)) {
+		child_release(&M.master);
+		M.failed = 1;
+		return;
+	}
+	end = now_mono() + S.t.ssh_timeout_s + 2;
+	while (!path_exists(M.path) && child_poll(&M.master) == 0 && now_mono() < end &&
+	       !kb_interrupted)
+		usleep(20000);
+	if (path_exists(M.path) && child_poll(&M.master) == 0) {
+		M.open = 1;
+		return;
+	}
+	child_kill(&M.master, 1.0);
+	child_release(&M.master);
+	M.master = (struct child)CHILD_INIT;
+	M.failed = 1;
+}
+
+/* Stop the master; AWAY: the machine is going away, no new master until
+ * it is back (mux_back). */
+static void mux_close(int away)
+{
+	struct child c = CHILD_INIT;
+	if (away)
+		M.away = 1;
+	if (!M.open)
+		return;
+	if (child_poll(&M.master) == 0) {
+		/* -O exit: the master ends its sessions and removes its socket */
+		strvec_push(&c.argv, "ssh");
+		strvec_push(&c.argv, "-o");
+		strvec_pushf(&c.argv, "ControlPath=%s", M.path);
+		strvec_push(&c.argv, "-O");
+		strvec_push(&c.argv, "exit");
+		strvec_pushf(&c.argv, "%s@%s", S.t.user, S.t.host);
+		c.stdout_path = c.stderr_path = "/dev/null";
+		c.timeout_s = 10;
+		c.whole = 1;
+		child_run(&c);
+		child_release(&c);
+	}
+	child_kill(&M.master, 2.0);
+	child_release(&M.master);
+	M.master = (struct child)CHILD_INIT;
+	unlink(M.path);
+	M.open = 0;
+}
+
+/* The machine answered after a boot: a master may be started again. */
+static void mux_back(void)
+{
+	M.away = M.failed = 0;
+}
+
+static void mux_exit(void)
+{
+	mux_close(0);
+	if (M.dir[0])
+		rmdir(M.dir);
+}
+
+/* ssh's argv up to the destination (-- follows), strict host keys; over
+ * the shared connection when one runs. */
 static void ssh_argv(struct strvec *v, double timeout_s)
+{
+	ssh_argv_mode(v, timeout_s, 0);
+}
+
+/* MASTER: the argv that starts the shared connection (no command). */
+static void ssh_argv_mode(struct strvec *v, double timeout_s, int master)
 {
 	const struct target *t = &S.t;
 	strvec_push(v, "ssh");
@@ -107,8 +233,21 @@ static void ssh_argv(struct strvec *v, double timeout_s)
 	}
 	strvec_push(v, "-p");
 	strvec_pushf(v, "%d", t->port);
+	if (master) {
+		strvec_push(v, "-o");
+		strvec_push(v, "ControlMaster=yes");
+		strvec_push(v, "-o");
+		strvec_pushf(v, "ControlPath=%s", M.path);
+		strvec_push(v, "-N");
+	} else if (M.open) {
+		strvec_push(v, "-o");
+		strvec_push(v, "ControlMaster=no");
+		strvec_push(v, "-o");
+		strvec_pushf(v, "ControlPath=%s", M.path);
+	}
 	strvec_pushf(v, "%s@%s", t->user, t->host);
-	strvec_push(v, "--");
+	if (!master)
+		strvec_push(v, "--");
 }
 
 /* ARGV (NULL-terminated) as one remote command line, each word quoted. */
@@ -124,6 +263,20 @@ static void remote_cmdline(struct strvec *v, const char *const *argv)
 	sb_release(&sb);
 }
 
+/* The ssh child running ARGV there (remote_run). */
+static void remote_child(struct child *c, const char *const *argv, const char *in, double timeout_s,
+			 int whole)
+{
+	*c = (struct child)CHILD_INIT;
+	ssh_argv(&c->argv, timeout_s);
+	remote_cmdline(&c->argv, argv);
+	c->stdin_path = in;
+	c->capture = 1;
+	c->capture_max = 1 << 20;
+	c->timeout_s = timeout_s;
+	c->whole = whole;
+}
+
 /* Run ARGV on the machine with IN (NULL: nothing) as its stdin; its
  * output (stdout and stderr, trailing blanks cut) in OUT when non-NULL.
  * WHOLE: Ctrl-C waits for it rather than cutting it (spawn's whole: a
@@ -133,16 +286,21 @@ static void remote_cmdline(struct strvec *v, const char *const *argv)
 static int remote_run(const char *const *argv, const char *in, double timeout_s, int whole,
 		      struct strbuf *out, int *timed_out)
 {
-	struct child c = CHILD_INIT;
+	struct child c;
 	int r;
-	ssh_argv(&c.argv, timeout_s);
-	remote_cmdline(&c.argv, argv);
-	c.stdin_path = in;
-	c.capture = 1;
-	c.capture_max = 1 << 20;
-	c.timeout_s = timeout_s;
-	c.whole = whole;
+	mux_open();
+	remote_child(&c, argv, in, timeout_s, whole);
 	r = child_run(&c);
+	if (r == 255 && M.open && c.out.buf &&
+	    (strstr(c.out.buf, "mux_client") || strstr(c.out.buf, "Session open refused"))) {
+		/* the machine's sshd refused a session over the shared
+		 * connection (MaxSessions): connect directly from now on */
+		mux_close(0);
+		M.failed = 1;
+		child_release(&c);
+		remote_child(&c, argv, in, timeout_s, whole);
+		r = child_run(&c);
+	}
 	if (timed_out)
 		*timed_out = c.timed_out;
 	if (c.timed_out)
@@ -406,6 +564,8 @@ static int ssh_setup(void *params, const struct boot_params *probe, struct backe
 	struct strbuf out = STRBUF_INIT;
 	const char *args[] = { probe->scratch_dir ? probe->scratch_dir : "", NULL, NULL, NULL };
 	int r;
+	mux_close(0);
+	mux_back();
 	target_release(&S.t);
 	S.lost = 0;
 	S.keep = sp->keep;
@@ -857,8 +1017,10 @@ static int wait_back(const char *old, double deadline, char *new, size_t len,
 		double left = deadline - now_mono(), try = S.t.ssh_timeout_s;
 		if (try > WAIT_TRY_S)
 			try = WAIT_TRY_S;
-		if (!boot_id(new, len, left < try ? left : try) && strcmp(new, old))
+		if (!boot_id(new, len, left < try ? left : try) && strcmp(new, old)) {
+			mux_back();
 			return 0;
+		}
 		if (q && console_panicked(q->console_log, q->console_off))
 			return -2;
 		sleep(2);
@@ -1000,9 +1162,11 @@ static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct
 							 &cause)))
 			snprintf(g->err, sizeof(g->err), "%s: kexec -l failed: %s", machine(), cause.buf);
 	}
-	if (!r)
+	if (!r) {
 		/* the connection may drop as the machine goes down */
+		mux_close(1);
 		remote(skip && *skip ? reboot : exec, NULL, S.t.ssh_timeout_s, NULL);
+	}
 	q->kexeced = q->down = !r;
 	free(append);
 	sb_release(&cl);
@@ -1056,6 +1220,7 @@ static int console_start(struct ssh_guest *q, const char *path)
 static void power_cycle(void)
 {
 	struct child c = CHILD_INIT;
+	mux_close(1);
 	for (size_t i = 0; i < S.t.power_cycle.n; i++)
 		strvec_push(&c.argv, S.t.power_cycle.v[i]);
 	c.timeout_s = 120;
@@ -1214,8 +1379,10 @@ static void ssh_release(struct guest *g)
 		t0 = now_mono();
 		if ((hung = getenv("KBENCH_TEST_SSH_HUNG_REBOOT")) && atoi(hung) > 0)
 			deadline = now_mono() + atoi(hung);
-		else if (!q->down)
+		else if (!q->down) {
+			mux_close(1);
 			remote(reboot, NULL, S.t.ssh_timeout_s, NULL);
+		}
 		/* a machine that does not come back (seen once here: the lab
 		 * VM's default kernel soft-locked 41 s after this reboot and
 		 * never answered ssh) gets the power_cycle command and another
