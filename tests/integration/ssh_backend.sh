@@ -9,7 +9,8 @@
 #    that is the mounted root (/ and the root device, also with
 #    scratch_mkfs), a scratch device without scratch_mkfs, scratch_mkfs
 #    with a directory;
-#  - and nothing of kbench's left on it, its default kernel running.
+#  - and nothing of kbench's left on it, its default kernel running (nor,
+#    after any case, a shared ssh connection's socket on this host);
 #  - kbench doctor --target: the lab passes; a bad scratch and a changed
 #    host key fail with what to do;
 #  - kbench target-config: the lab's running config for the 6.12 tree,
@@ -123,10 +124,13 @@ clean_lab() {
 	want=0
 	[ "${2:-}" = kept ] && { left=$(echo "$left" | grep -vx -e /var/tmp/kbench-cache -e /var/tmp/kbench-kbuild); want=1; }
 	now=$(on_lab uname -r)
-	if [ -z "$left" ] && [ "$now" = "$default" ] && [ "$cached" = "$want" ]; then
+	# and on this host no shared connection's socket directory (the
+	# master, kbench's child, is in run.sh's leftover check)
+	mux=$(find /tmp -maxdepth 1 -name 'kbench-ssh.*' -newer "$tmp/suite.ini" 2>/dev/null)
+	if [ -z "$left" ] && [ "$now" = "$default" ] && [ "$cached" = "$want" ] && [ -z "$mux" ]; then
 		ok "$1: lab machine on $now, nothing of kbench's left${2:+ but its initrd cache and kbuild tree}"
 	else
-		bad "$1: lab machine on $now (default $default); left: $left; cached initrds: $cached"
+		bad "$1: lab machine on $now (default $default); left: $left; cached initrds: $cached; on this host: $mux"
 	fi
 }
 run() { "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" --reports "$tmp/r" --boot-retries 0 "$@"; }
