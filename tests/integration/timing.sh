@@ -8,7 +8,8 @@
 #  - the runs record host.timing instructions, icount_shift 3, one TCG
 #    thread, scratch on tmpfs (QEMU's arguments: test_harness's
 #    test_qemu_timing); kbench show says what the figures are;
-#  - regress calls no regression in the A/A, nor for the busy round
+#  - regress calls no regression in the A/A (hackbench judged at 10%: a
+#    2-s hackbench spreads about 4% between boots), nor for the busy round
 #    against the idle ones;
 #  - the busy campaign's figures are the idle one's (its medians within
 #    the idle values' range widened by 5%: plain TCG moves 4-10x on a
@@ -121,15 +122,19 @@ sys.exit(1 if fails else 0)
 PY
 # regress on the A/A: the copy against the original, no regression; and
 # the busy round's copy against the idle rounds' original: the load
-# changed nothing a regression check could see
+# changed nothing a regression check could see. hackbench is judged at
+# 10%: this suite's 2-s hackbench spreads about 4% between boots even in
+# this mode (2.087-2.167 s in one run here; at 2% its A/A was called a
+# +3.7% regression, p 0.016 at n = 2), where plain TCG beside ssh_backend
+# moves figures 4-10x; at full size make timing-bench measures 2.0-4.0%
 expect_exit 0 "$KB" regress --baseline "$tmp/r/compare/idle/runs/r01-mainline-stock" \
 	--baseline "$tmp/r/compare/idle/runs/r02-mainline-stock" \
 	--current "$tmp/r/compare/idle/runs/r01-mainline-aa.ini" --current "$tmp/r/compare/idle/runs/r02-mainline-aa.ini" \
-	--metrics hackbench.time,dbench.throughput
+	--metrics hackbench.time,dbench.throughput --threshold hackbench.time=10
 expect_exit 0 "$KB" regress --baseline "$tmp/r/compare/idle/runs/r01-mainline-stock" \
 	--baseline "$tmp/r/compare/idle/runs/r02-mainline-stock" \
 	--current "$tmp/r/compare/busy/runs/r01-mainline-stock" --current "$tmp/r/compare/busy/runs/r01-mainline-aa.ini" \
-	--metrics hackbench.time,dbench.throughput
+	--metrics hackbench.time,dbench.throughput --threshold hackbench.time=10
 expect_exit 0 "$KB" compare "$tmp/r/compare/idle/runs/"* --out "$tmp/cmp"
 expect_out "timing instructions"
 expect_out "guest time is instructions, not wall time"
