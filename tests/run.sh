@@ -96,7 +96,9 @@ cg_make() { # NAME: prints the new cgroup's directory (under run.sh's own), or n
 		[ -f "$base/cgroup.procs" ] || continue
 		d="$base/kbench-test.$1.$$"
 		mkdir "$d" 2>/dev/null || continue
-		if [ -f "$d/cpu.stat" ] || [ -f "$d/cpuacct.usage" ]; then echo "$d"; return; fi
+		# usable when a process can be moved into it (a short-lived one)
+		if { [ -f "$d/cpu.stat" ] || [ -f "$d/cpuacct.usage" ]; } &&
+			sh -c 'echo $$ >"$1/cgroup.procs"' sh "$d" 2>/dev/null; then echo "$d"; return; fi
 		rmdir "$d" 2>/dev/null
 	done
 }

@@ -53,7 +53,10 @@ grep -q "^ok   integration/clean ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9
 # a cgroup v2 or v1 cpuacct hierarchy run.sh can write to (CI runs as root)
 cgroups=no
 for d in /sys/fs/cgroup/unified /sys/fs/cgroup /sys/fs/cgroup/cpuacct; do
-	[ -f "$d/cgroup.procs" ] && mkdir "$d/kbench-probe.$$" 2>/dev/null && { rmdir "$d/kbench-probe.$$"; cgroups=yes; break; }
+	[ -f "$d/cgroup.procs" ] && mkdir "$d/kbench-probe.$$" 2>/dev/null || continue
+	sh -c 'echo $$ >"$1/cgroup.procs"' sh "$d/kbench-probe.$$" 2>/dev/null && cgroups=yes
+	sleep 0.2; rmdir "$d/kbench-probe.$$" 2>/dev/null
+	[ $cgroups = yes ] && break
 done
 if [ $cgroups = yes ]; then
 	cpu=$(sed -n 's/^ok   integration\/burn ([0-9]*s, CPU \([0-9]*\)s, .*/\1/p' "$tmp/out")
