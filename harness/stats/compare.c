@@ -347,6 +347,14 @@ static int repeat_of(json_object *sw)
 	return jget(sw, "repeat") ? json_object_get_int(jget(sw, "repeat")) : 1;
 }
 
+/* Do A and B both have OBJ.KEY, with other values? (Older results lack
+ * some keys: absence is not a difference.) */
+static int both_differ(json_object *a, json_object *b, const char *obj, const char *key,
+		       char *why, size_t len)
+{
+	return jget(jget(a, obj), key) && jget(jget(b, obj), key) && differs(a, b, obj, key, why, len);
+}
+
 /* The suites' workloads must match label by label, parameter by parameter,
  * and in their repeats. */
 static int suite_differs(json_object *a, json_object *b, char *why, size_t len)
@@ -430,6 +438,12 @@ static int check_inputs(struct comparison *c, const struct cmp_inputs *in, int f
 		if (!refused && !strcmp(results_timing(d), "instructions") &&
 		    differs(d, first, "host", "icount_shift", why, sizeof(why)))
 			refused = 1;
+		/* the guest's CPU model and TCG's threading change what the
+		 * guest runs and how its vCPUs contend (single-threaded TCG
+		 * runs them in turns: docs/reliability.md's boot study) */
+		if (!refused)
+			refused = both_differ(d, first, "host", "guest_cpu", why, sizeof(why)) ||
+				  both_differ(d, first, "host", "tcg_thread", why, sizeof(why));
 		/* named also beside another difference (an ssh run's machine
 		 * beside a QEMU run's backend) */
 		/* lab runs on different devices: the devices are blocks

@@ -282,6 +282,59 @@ static void test_machine_first_without(void **state)
 	gsl_rng_free(r);
 }
 
+/* Runs whose guests ran on another CPU model or TCG threading (host.
+ * guest_cpu, host.tcg_thread) are refused, or with force flagged; a run
+ * from before they were recorded is not refused for lacking them. */
+static void test_mixed_guest_cpu(void **state)
+{
+	static const struct {
+		const char *key, *a, *b; /* b NULL: absent in the second run */
+		int refused;
+	} cases[] = {
+		{ "tcg_thread", "multi", "single", 1 },
+		{ "guest_cpu", "qemu64", "max", 1 },
+		{ "tcg_thread", "multi", "multi", 0 },
+		{ "tcg_thread", "single", NULL, 0 },
+	};
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	(void)state;
+	gsl_rng_set(r, 5);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct cmp_inputs in = { NULL, 0 };
+		struct cmp_opts o;
+		struct comparison c;
+		struct synth_opts sa = { .variant = "a", .iterations = 3, .accel = "tcg" };
+		struct synth_opts sb = { .variant = "b", .iterations = 3, .accel = "tcg" };
+		json_object *a = synth_doc(&sa, synth_quick, SYNTH_QUICK_N, r);
+		json_object *b = synth_doc(&sb, synth_quick, SYNTH_QUICK_N, r);
+		int found = 0;
+		json_object_object_add(json_object_object_get(a, "host"), cases[k].key,
+				       json_object_new_string(cases[k].a));
+		if (cases[k].b)
+			json_object_object_add(json_object_object_get(b, "host"), cases[k].key,
+					       json_object_new_string(cases[k].b));
+		cmp_opts_init(&o);
+		add_doc(&in, a, "a.json", NULL);
+		add_doc(&in, b, "b.json", NULL);
+		assert_int_equal(comparison_build(&c, &in, &o), cases[k].refused ? -1 : 0);
+		comparison_release(&c);
+		if (cases[k].refused) {
+			o.force = 1;
+			assert_int_equal(comparison_build(&c, &in, &o), 0);
+			for (size_t i = 0; i < c.warnings.n; i++)
+				found |= strstr(c.warnings.v[i], "mixed inputs") &&
+					 strstr(c.warnings.v[i], cases[k].key) &&
+					 strstr(c.warnings.v[i], cases[k].b);
+			if (!found)
+				fail_msg("no warning naming host %s '%s'", cases[k].key, cases[k].b);
+			comparison_release(&c);
+		}
+		cmp_inputs_release(&in);
+		cmp_opts_release(&o);
+	}
+	gsl_rng_free(r);
+}
+
 /* Runs that do not belong together are refused, or with force flagged. */
 static void test_mixed_inputs(void **state)
 {
@@ -968,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_shift),
 		cmocka_unit_test(test_directions),
 		cmocka_unit_test(test_mixed_inputs),
+		cmocka_unit_test(test_mixed_guest_cpu),
 		cmocka_unit_test(test_mixed_machines),
 		cmocka_unit_test(test_machine_first_without),
 		cmocka_unit_test(test_files),
