@@ -2,8 +2,9 @@
 # Run every test kbench has and print one closing line:
 #   "test: N passed, N failed, N skipped"
 # Usage: run.sh [--budget FILE --since EPOCH] UNIT-TEST-BINARY...
-# The cmocka unit test binaries (plain and sanitizer builds) first, then
-# every tests/integration/*.sh (exit 0 pass, 77 skip, else fail);
+# The background integration script started (see lane below), the cmocka
+# unit test binaries (plain and sanitizer builds) beside it, then every
+# other tests/integration/*.sh (exit 0 pass, 77 skip, else fail);
 # TESTS_FILTER=glob limits the integration scripts (TESTS_DIR: another
 # directory of them, for tests/integration/test_runner.sh). Strict (CI set or
 # KBENCH_TEST_STRICT=1): a skip counts as a failure, a cmocka test that
@@ -42,38 +43,6 @@ times="$log_dir/times.$$"
 : >"$times"
 trap 'rm -f "$times" "$times.cpu"' EXIT
 
-for t in "$@"; do
-	name=$(echo "$t" | sed 's|.*/build/||')
-	out="$log_dir/$(echo "$name" | tr '/' '_').log"
-	start=$(date +%s)
-	"$t" >"$out" 2>&1
-	rc=$?
-	el=$(( $(date +%s) - start ))
-	echo "$el $name" >>"$times"
-	# a binary may run several groups: add up every group's lines
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
-	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
-	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		f=1 # crashed or a sanitizer stopped it
-	fi
-	skipped=$(sed -n 's/^\[  SKIPPED \] \([a-z_][a-z0-9_]*\)$/\1/p' "$out" | sort -u | tr '\n' ' ')
-	if [ "$s" != 0 ] && strict; then
-		f=$((f + s))
-		echo "FAIL $name: $s test(s) skipped in a strict run (CI or KBENCH_TEST_STRICT=1): $skipped"
-	elif [ "$s" != 0 ]; then
-		skip=$((skip + s))
-		echo "skip $name: $skipped"
-	fi
-	pass=$((pass + p)); fail=$((fail + f))
-	if [ "$f" != 0 ]; then
-		failed_names="$failed_names $name"
-		echo "FAIL $name ($f failed, ${el}s; log $out)"
-		tail -30 "$out"
-	else
-		echo "ok   $name ($p tests, ${el}s)"
-	fi
-done
 
 # The host's busy and total CPU ticks so far (/proc/stat's first line): a
 # test's share of busy CPU says whether its time is the guests' work or
@@ -202,6 +171,40 @@ for s in $scripts; do
 		besides="$besides $(basename "$s" .sh)"
 	fi
 done
+# the unit test binaries, while the background script starts (its lab's
+# boot): they use one core, and CPU is the suite's floor on 2 cores
+for t in "$@"; do
+	name=$(echo "$t" | sed 's|.*/build/||')
+	out="$log_dir/$(echo "$name" | tr '/' '_').log"
+	start=$(date +%s)
+	"$t" >"$out" 2>&1
+	rc=$?
+	el=$(( $(date +%s) - start ))
+	echo "$el $name" >>"$times"
+	# a binary may run several groups: add up every group's lines
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1 # crashed or a sanitizer stopped it
+	fi
+	skipped=$(sed -n 's/^\[  SKIPPED \] \([a-z_][a-z0-9_]*\)$/\1/p' "$out" | sort -u | tr '\n' ' ')
+	if [ "$s" != 0 ] && strict; then
+		f=$((f + s))
+		echo "FAIL $name: $s test(s) skipped in a strict run (CI or KBENCH_TEST_STRICT=1): $skipped"
+	elif [ "$s" != 0 ]; then
+		skip=$((skip + s))
+		echo "skip $name: $skipped"
+	fi
+	pass=$((pass + p)); fail=$((fail + f))
+	if [ "$f" != 0 ]; then
+		failed_names="$failed_names $name"
+		echo "FAIL $name ($f failed, ${el}s; log $out)"
+		tail -30 "$out"
+	else
+		echo "ok   $name ($p tests, ${el}s)"
+	fi
+done
 for s in $scripts; do
 	[ "$(lane "$s")" = beside ] || continue
 	run_script "$s"
@@ -217,10 +220,12 @@ done
 
 now=$(date +%s)
 total=$((now - ${since:-$run_start}))
-slowest=$(sort -rn "$times" | head -8 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
+# top FILE: its 8 largest "N name" lines as "name Ns, ..."
+top() { sort -rn "$1" | head -8 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }'; }
+slowest=$(top "$times")
 echo "time: tests $((now - run_start)) s, in all $total s ($((total / 60)) min $((total % 60)) s); slowest: $slowest"
 if [ -s "$times.cpu" ]; then
-	most=$(sort -rn "$times.cpu" | head -8 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
+	most=$(top "$times.cpu")
 	echo "CPU: the integration tests used $(awk '{ s += $1 } END { print s }' "$times.cpu") s of $(nproc) cores' time; most: $most"
 fi
 if [ -n "$budget_file" ] && [ -z "${TESTS_FILTER:-}" ]; then

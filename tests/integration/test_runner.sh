@@ -112,15 +112,26 @@ T
 cat >"$tmp/lanes/alone_one.sh" <<'T'
 [ -e "$LANE_DIR/bg.end" ]
 T
-LANE_DIR="$tmp/marks" TESTS_FILTER= TESTS_DIR="$tmp/lanes" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
+# and the unit test binaries run while the background script runs (they
+# use one core): a "unit" that sees the background one started, not ended
+mkdir -p "$tmp/ub/build/tests"
+cat >"$tmp/ub/build/tests/while_bg" <<'T'
+#!/bin/sh
+i=0; while [ ! -e "$LANE_DIR/bg.start" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$LANE_DIR/bg.start" ] && [ ! -e "$LANE_DIR/bg.end" ] && echo '[  PASSED  ] 1 test(s).'
+T
+chmod +x "$tmp/ub/build/tests/while_bg"
+LANE_DIR="$tmp/marks" TESTS_FILTER= TESTS_DIR="$tmp/lanes" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" \
+	"$tmp/ub/build/tests/while_bg" >"$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 [ $rc = 0 ] && ok "lanes: exit 0" || bad "lanes: exit $rc"
+expect_out "^ok   tests/while_bg (1 tests, [0-9]*s)"
 expect_out "^start slow_bg in the background (lane: background)"
 expect_out "^ok   integration/beside_one ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy; beside slow_bg)"
 expect_out "^ok   integration/slow_bg ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy; beside the tests marked beside)"
 expect_out "^ok   integration/alone_one ([0-9]*s\(, CPU [0-9]*s\)\{0,1\}, host CPU [0-9]*% busy)"
-expect_out "^test: 3 passed, 0 failed, 0 skipped"
+expect_out "^test: 4 passed, 0 failed, 0 skipped"
 # the order of the result lines: beside, then the background one, then alone
 [ "$(grep -o '^ok   integration/[a-z_]*' "$tmp/out" | tr '\n' ' ')" = "ok   integration/beside_one ok   integration/slow_bg ok   integration/alone_one " ] &&
 	ok "lanes: judged in order" || bad "lanes: order $(grep '^ok ' "$tmp/out" | tr '\n' '|')"
