@@ -6,8 +6,8 @@
 # with hackbench repeated 3 times inside each boot);
 # validate results.json against the schema and check metrics are plausible.
 # The tolerance: mainline three iterations, of which two must be ok;
-# rt-stock two (each compiles kernel/locking/ in the guest, the costliest
-# iteration of make test: CI time), both ok (a failed boot is retried).
+# rt-stock one (it compiles kernel/locking/ in the guest, the costliest
+# iteration of make test: CI time), ok (a failed boot is retried).
 # A guest under TCG can fail on its own now and then (CI once saw a dbench
 # run fail, cause not recorded then; see docs/reliability.md). kbench exits
 # 1 when any iteration failed, so the run's exit status is not required to
@@ -52,7 +52,7 @@ elif strict; then
 else
 	echo "note: not root: the guest-read probe is not run"
 fi
-KBENCH_TEST_GUEST_READ=$reads "$KB" run --kernel rt-stock --suite smoke --iterations 2 --reports "$tmp/r" \
+KBENCH_TEST_GUEST_READ=$reads "$KB" run --kernel rt-stock --suite smoke --iterations 1 --reports "$tmp/r" \
 	--run-id rt >"$tmp/out" 2>&1
 rc_rt=$?
 cat "$tmp/out"
@@ -60,7 +60,7 @@ cp "$tmp/out" "$tmp/rt.out"	# the probe's lines, checked below after other comma
 rm -f "${secret:-}"
 /usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt no --min-ok 2 --exit-status "$rc_main" --expect-timing wall \
 	"$tmp/r/runs/main/results.json" && ok "mainline: exit $rc_main, results valid" || bad "mainline results (exit $rc_main)"
-/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt yes --min-ok 2 --exit-status "$rc_rt" --expect-timing wall \
+/usr/bin/python3 "$top/tests/integration/check_results.py" --expect-rt yes --min-ok 1 --exit-status "$rc_rt" --expect-timing wall \
 	"$tmp/r/runs/rt/results.json" && ok "rt: exit $rc_rt, results valid" || bad "rt results (exit $rc_rt)"
 expect_exit 0 "$KB" validate "$tmp/r/runs/main" "$tmp/r/runs/rt"
 # the repeats (check_results.py checked the median, each repeat's figures
@@ -84,7 +84,7 @@ expect_out "kbuild .* elapsed"
 import json, sys
 d = json.load(open(sys.argv[1]))
 its = [it for it in d["iterations"] if it["status"] == "ok"]
-assert len(its) >= 2, [it.get("error") for it in d["iterations"]]
+assert len(its) >= 1, [it.get("error") for it in d["iterations"]]
 for it in its:
     w = [w for w in it["workloads"] if w["workload"] == "kbuild"][0]
     assert w["status"] == "ok", w
@@ -109,22 +109,27 @@ if [ -n "$reads" ]; then
 	[ -s "$tmp/reads" ] || bad "no guest-read lines"
 	grep -q FAIL "$tmp/reads" && bad "the guest reads host secrets through the toolchain share"
 fi
-# the boots left the cached kbuild image as it was made (QEMU writes only
-# the copy-on-write layer in each boot's work directory): no image was
-# written after iteration 1 ended (it may have made the image), though
-# iteration 2 booted with it; and no staged /etc is left behind
-# (docs/security.md)
+# the boot left the cached kbuild image as it was made (QEMU writes only
+# the copy-on-write layer in each boot's work directory): the image was
+# last written before QEMU started (the birth of the boot's console log,
+# which QEMU creates), though the run may have made it; and no staged
+# /etc is left behind (docs/security.md). One boot, not two, checks this:
+# a second kbuild iteration cost CI about 150 s (issue 33).
 cache=${KBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kbench}
-/usr/bin/python3 - "$tmp/r/runs/rt" "$cache" <<'PY' && ok "no cached kbuild image written by the later boots" || bad "a cached kbuild image was written by a boot"
+born=$(stat -c %W "$tmp/r/runs/rt/console/iter-1.log" 2>/dev/null || echo 0)
+/usr/bin/python3 - "$tmp/r/runs/rt" "$cache" "$born" <<'PY' && ok "the cached kbuild image not written by the boot that used it" || bad "a cached kbuild image was written by a boot"
 import glob, json, os, sys
-run, cache = sys.argv[1:3]
+run, cache, born = sys.argv[1], sys.argv[2], int(sys.argv[3])
 d = json.load(open(run + "/results.json"))
-assert [it["status"] for it in d["iterations"]][1:].count("ok") >= 1, "no later iteration booted"
-end1 = os.stat(run + "/console/iter-1.log").st_mtime
-imgs = glob.glob(os.path.join(cache, "kbuild", "*", "disk.img"))
-assert imgs, "no kbuild image in the cache"
-late = [p for p in imgs if os.stat(p).st_mtime > end1]
+assert [it["status"] for it in d["iterations"]].count("ok") >= 1, "no iteration booted"
+assert born > 0, "no birth time for the console log (statx): cannot tell when QEMU started"
+w = [w for w in d["iterations"][0]["workloads"] if w["workload"] == "kbuild"][0]
+imgs = [p for p in glob.glob(os.path.join(cache, "kbuild", "*", "disk.img"))
+        if os.path.basename(os.path.dirname(p)) in w["command"]]
+assert imgs, ("no kbuild image in the cache for", w["command"])
+late = [(p, os.stat(p).st_mtime, born) for p in imgs if os.stat(p).st_mtime >= born]
 assert not late, late
+print("image", imgs[0], "last written %.0f s before the boot" % (born - os.stat(imgs[0]).st_mtime))
 PY
 left=$(find "$cache/tmp" -mindepth 2 -maxdepth 2 -name hostetc -newer "$tmp/smoke.ini" 2>/dev/null)
 [ -z "$left" ] && ok "no staged /etc left after the boots" || bad "staged /etc left: $left"
@@ -133,39 +138,10 @@ grep -q '"package_version": "6\.12\.' "$tmp/r/runs/rt/results.json" && ok "packa
 	bad "package version missing"
 # a second fetch uses the cache: no network, nothing downloaded
 KBENCH_MIRROR=http://127.0.0.1:9/nowhere expect_exit 0 "$KB" fetch rt-stock
-# a broken tree (KSRC with a syntax error in one file of kernel/locking/)
-# must give a failed iteration carrying the compiler's lines, not a fast
-# "success" (the tree the rt run's kbuild fetched, linked)
-cat >"$tmp/kb.ini" <<'INI'
-[suite]
-name = kbuild-test
-iterations = 1
-[kbuild]
-config = defconfig
-target = kernel/locking/
-INI
-src=$(ls -d "$cache"/sources/linux-source-6.12_*/tree 2>/dev/null | head -1)
-[ -n "$src" ] || { bad "no cached linux-source tree in $cache/sources"; finish; }
-cp -al "$src" "$tmp/broken"
-rm "$tmp/broken/kernel/locking/semaphore.c"
-{ cat "$src/kernel/locking/semaphore.c"; echo "int kbench_broken = ;"; } >"$tmp/broken/kernel/locking/semaphore.c"
-KSRC="$tmp/broken" expect_exit 1 "$KB" run --kernel rt-stock --suite "$tmp/kb.ini" --reports "$tmp/r" --run-id broken
-cat "$tmp/out"
-expect_out "warning: kbuild failed: exited with status 2"
-expect_out "semaphore.c:.*error:"
-/usr/bin/python3 - "$tmp/r/runs/broken/results.json" <<'PY' && ok "compile error reported with the compiler's lines" || bad "compile error report"
-import json, sys
-d = json.load(open(sys.argv[1]))
-it = d["iterations"][0]
-assert it["status"] == "failed", it["status"]
-w = it["workloads"][0]
-assert w["status"] == "failed", w
-assert "metrics" not in w, w
-err = w["error"]
-assert "semaphore.c" in err and "error:" in err, err
-print(err)
-PY
-# the broken tree's disk is of no further use
-disk=$(sed -n 's/.*making the tree disk .* in \(.*\)$/\1/p' "$tmp/out" | head -1)
-case $disk in "$cache"/kbuild/*) rm -rf "$disk" ;; esac
+# A broken tree (a syntax error in kernel/locking/) is not built here: the
+# kbuild workload's failure, the compiler's file:line in results.json and
+# on the terminal, is local_kbuild.sh's (natively, the same workload code),
+# and a guest workload's failure carried back with its last words is
+# deadlines.sh's; in a guest it cost CI about 145 s (a tree disk and a
+# boot whose make runs 80 s before its first compile; issue 33).
 finish
