@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # `make nightly` end to end, twice in a row, on the stock Debian kernels
 # (mainline-stock and rt-stock, booted under QEMU): each night fetches
 # (from the cache), runs, records the history, judges and reports. The

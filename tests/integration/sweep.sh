@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: beside
 # kbench sweep end to end: the small patched test kernel (rt-adaptive-test,
 # its cmdline sets rtmutex.spin_max_loops=10000) at two settings of the
 # spin bound, one round of a tiny suite. Checks: exit 0; each point's run
