@@ -76,6 +76,7 @@ struct ssh_guest {
 	int kexeced;          /* the machine left its default kernel */
 	int down;             /* ... and is not known to be back */
 	char boot_id[64];     /* the boot the agent runs in */
+	char home[128];       /* the release it ran before the kexec */
 	const char *console_log; /* the console command's output, or NULL */
 	off_t console_off;    /* its size at the kexec */
 };
@@ -107,6 +108,18 @@ static struct {
 static void ssh_argv_mode(struct strvec *v, double timeout_s, int master);
 static void mux_exit(void);
 
+/* The master stopped (SIGTERM: it closes its connection) and forgotten,
+ * its socket removed. */
+static void mux_drop(void)
+{
+	child_kill(&M.master, 2.0);
+	child_release(&M.master);
+	M.master = (struct child)CHILD_INIT;
+	if (M.path[0])
+		unlink(M.path);
+	M.open = 0;
+}
+
 /* Start the master, when none runs and the machine is there; wait for
  * its socket (the connection made and authenticated). */
 static void mux_open(void)
@@ -114,12 +127,8 @@ static void mux_open(void)
 	double end;
 	if (M.open && child_poll(&M.master) == 0)
 		return;
-	if (M.open) { /* it ended (the machine went away): connect anew */
-		child_release(&M.master);
-		M.master = (struct child)CHILD_INIT;
-		unlink(M.path);
-		M.open = 0;
-	}
+	if (M.open) /* it ended (the machine went away): connect anew */
+		mux_drop();
 	if (M.away || M.failed || kb_interrupted)
 		return;
 	if (!M.exit_hook)
@@ -150,9 +159,7 @@ static void mux_open(void)
 		M.open = 1;
 		return;
 	}
-	child_kill(&M.master, 1.0);
-	child_release(&M.master);
-	M.master = (struct child)CHILD_INIT;
+	mux_drop();
 	M.failed = 1;
 }
 
@@ -160,30 +167,10 @@ static void mux_open(void)
  * it is back (mux_back). */
 static void mux_close(int away)
 {
-	struct child c = CHILD_INIT;
 	if (away)
 		M.away = 1;
-	if (!M.open)
-		return;
-	if (child_poll(&M.master) == 0) {
-		/* -O exit: the master ends its sessions and removes its socket */
-		strvec_push(&c.argv, "ssh");
-		strvec_push(&c.argv, "-o");
-		strvec_pushf(&c.argv, "ControlPath=%s", M.path);
-		strvec_push(&c.argv, "-O");
-		strvec_push(&c.argv, "exit");
-		strvec_pushf(&c.argv, "%s@%s", S.t.user, S.t.host);
-		c.stdout_path = c.stderr_path = "/dev/null";
-		c.timeout_s = 10;
-		c.whole = 1;
-		child_run(&c);
-		child_release(&c);
-	}
-	child_kill(&M.master, 2.0);
-	child_release(&M.master);
-	M.master = (struct child)CHILD_INIT;
-	unlink(M.path);
-	M.open = 0;
+	if (M.open)
+		mux_drop();
 }
 
 /* The machine answered after a boot: a master may be started again. */
@@ -962,16 +949,29 @@ out:
 	return r;
 }
 
+/* The first word of the machine's file PATH (a /proc one) into OUT. */
+static int remote_word(const char *path, char *out, size_t len, double timeout_s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *argv[] = { "cat", path, NULL };
+	int r = remote(argv, NULL, timeout_s, &sb);
+	if (!r)
+		snprintf(out, len, "%.*s", (int)strcspn(sb.buf ? sb.buf : "", " \t\n"),
+			 sb.buf ? sb.buf : "");
+	sb_release(&sb);
+	return r ? -1 : 0;
+}
+
 /* The machine's boot id, or -1 when ssh does not answer. */
 static int boot_id(char *out, size_t len, double timeout_s)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *argv[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
-	int r = remote(argv, NULL, timeout_s, &sb);
-	if (!r)
-		snprintf(out, len, "%.63s", sb.buf ? sb.buf : "");
-	sb_release(&sb);
-	return r ? -1 : 0;
+	return remote_word("/proc/sys/kernel/random/boot_id", out, len, timeout_s);
+}
+
+/* The release the machine runs (uname -r) into OUT. */
+static int running_release(char *out, size_t len)
+{
+	return remote_word("/proc/sys/kernel/osrelease", out, len, S.t.ssh_timeout_s);
 }
 
 #define PANIC_MARK "Kernel panic - not syncing"
@@ -1145,7 +1145,8 @@ static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct
 	int r;
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", S.dir);
 	snprintf(initrd, sizeof(initrd), "--initrd=%s", S.initrd);
-	if (kexec_cmdline(p, &cl) || boot_id(q->boot_id, sizeof(q->boot_id), S.t.ssh_timeout_s)) {
+	if (kexec_cmdline(p, &cl) || boot_id(q->boot_id, sizeof(q->boot_id), S.t.ssh_timeout_s) ||
+	    running_release(q->home, sizeof(q->home))) {
 		sb_release(&cl);
 		snprintf(g->err, sizeof(g->err), "%s: no answer over ssh before the kexec", machine());
 		return -1;
@@ -1178,6 +1179,7 @@ static int boot_variant(struct ssh_guest *q, const struct boot_params *p, struct
 /* Is the variant what runs: its release, and its command line words? */
 static int verify_kernel(const struct boot_params *p, struct guest *g)
 {
+	struct ssh_guest *q = g->priv;
 	struct strbuf out = STRBUF_INIT;
 	const char *argv[] = { "sh", "-c", "uname -r; cat /proc/cmdline", NULL };
 	char *nl, *save = NULL, words[OPT_STR_MAX * 2];
@@ -1193,6 +1195,13 @@ static int verify_kernel(const struct boot_params *p, struct guest *g)
 			       "the variant is %s (%s)", machine(), out.buf, p->release,
 			       S.t.boot == TB_REBOOT_ONCE ? "GRUB did not boot the one-time entry" :
 			       "kexec failed or the machine rebooted");
+	if (bad && q->home[0] && !strcmp(out.buf, q->home)) {
+		/* it rebooted into the kernel it ran before: where kbench's
+		 * way back would take it, so no second reboot (minutes of
+		 * firmware on real hardware) */
+		q->kexeced = q->down = 0;
+		info("kbench: %s is back on its own kernel (%s): no reboot needed", machine(), q->home);
+	}
 	snprintf(words, sizeof(words), "%s", p->cmdline ? p->cmdline : "");
 	for (char *w = strtok_r(words, " \t", &save); !bad && w; w = strtok_r(NULL, " \t", &save))
 		if (!strstr(nl + 1, w))
