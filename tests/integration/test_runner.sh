@@ -10,7 +10,8 @@
 # whole run over its time budget (tests/time-budget) fails a strict run,
 # naming the slowest test, and only warns otherwise; a failed test's
 # first FAIL lines are repeated at the end. Lanes: a background
-# script runs beside the "beside" ones, the others after it.
+# script runs beside the "beside" ones (niced), whose rest it then
+# shares, the others after both.
 . "$(dirname "$0")/../lib.sh"
 mkdir -p "$tmp/t"
 cat >"$tmp/t/clean.sh" <<'T'
@@ -26,8 +27,10 @@ T
 # CPU work in a detached process it waits for (as a daemonized QEMU): its
 # CPU is the test's, where the host lets run.sh make a cgroup
 cat >"$tmp/t/burn.sh" <<'T'
-setsid timeout 3 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
-sleep 4
+# a fixed amount of work (about 4 s of CPU here), not a time: a busy host
+# gives a timed loop less CPU
+setsid sh -c 'i=0; while [ $i -lt 4000000 ]; do i=$((i + 1)); done' </dev/null >/dev/null 2>&1 &
+wait
 exit 0
 T
 TESTS_FILTER= TESTS_DIR="$tmp/t" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
@@ -142,6 +145,29 @@ touch "$tmp/marks/bg.start" "$tmp/marks/bg.end"
 LANE_DIR="$tmp/marks" TESTS_FILTER=slow_bg TESTS_DIR="$tmp/lanes" TEST_LOG_DIR="$tmp/logs" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
 [ $? != 0 ] && grep -q "^FAIL integration/slow_bg (exit 3" "$tmp/out" && grep -q "^test: 0 passed, 1 failed" "$tmp/out" &&
 	ok "lanes: a failed background script fails the run" || { bad "lanes: a failed background script"; cat "$tmp/out"; }
+# the second lane: once the background scripts have ended, it takes the
+# beside scripts not yet taken, running beside the main lane's
+mkdir -p "$tmp/lanes2" "$tmp/marks2"
+printf '# lane: background\nnice >"$LANE_DIR/bg.nice"\n' >"$tmp/lanes2/quick_bg.sh"
+printf '# lane: beside\nnice >"$LANE_DIR/a.nice"; touch "$LANE_DIR/a.start"; sleep 4; touch "$LANE_DIR/a.end"\n' >"$tmp/lanes2/beside_a.sh"
+printf '# lane: beside\ntouch "$LANE_DIR/b.start"; sleep 4; touch "$LANE_DIR/b.end"\n' >"$tmp/lanes2/beside_b.sh"
+t2=$(date +%s)
+LANE_DIR="$tmp/marks2" TESTS_FILTER= TESTS_DIR="$tmp/lanes2" TEST_LOG_DIR="$tmp/logs2" sh "$top/tests/run.sh" >"$tmp/out" 2>&1
+rc=$? el=$(($(date +%s) - t2))
+cat "$tmp/out"
+expect_out "^test: 3 passed, 0 failed, 0 skipped"
+# each started before the other ended: run side by side, not in turn
+if [ $rc = 0 ] && [ "$(grep -c 'in the second lane, after quick_bg)$' "$tmp/out")" = 1 ] &&
+	[ ! "$tmp/marks2/a.end" -ot "$tmp/marks2/b.start" ] && [ ! "$tmp/marks2/b.end" -ot "$tmp/marks2/a.start" ] &&
+	[ $el -lt 8 ]; then
+	ok "lanes: the second lane took a beside script once the background one ended (${el} s for two 4-s scripts)"
+else
+	bad "lanes: the second lane (exit $rc, ${el} s)"; ls -l --time-style=+%T.%N "$tmp/marks2"
+fi
+# beside scripts niced (the background one is the critical path)
+[ "$(cat "$tmp/marks2/a.nice")" = $(($(nice) + 5)) ] && [ "$(cat "$tmp/marks2/bg.nice")" = "$(nice)" ] &&
+	ok "lanes: a beside script 5 nicer than run.sh, the background one as run.sh" ||
+	bad "lanes: nice $(cat "$tmp/marks2/a.nice") beside, $(cat "$tmp/marks2/bg.nice") background"
 
 # the time budget: a whole run (no TESTS_FILTER) that took longer fails a
 # strict run with the slowest test named, and only warns otherwise
