@@ -108,10 +108,10 @@ lane() { sed -n '1,40s/^# lane: \(background\|beside\)$/\1/p' "$1" | head -1; }
 # quarter of a contended core, not less (their guests' deadlines hold).
 beside_nice=${KBENCH_TEST_BESIDE_NICE:-5}
 
-# run_script SCRIPT: run one integration script (its log in $log_dir;
-# a beside script niced: see lane below),
-# then the leftover check of every process with its tag (listed in its
-# log and killed: a leftover fails the script), and write "rc seconds
+# run_script SCRIPT: run one integration script (its log in $log_dir; a
+# beside script at $beside_nice, above), then the leftover check of every
+# process with its tag (listed in its log and killed: a leftover fails
+# the script), and write "rc seconds
 # busy% [cpu]" to its .result file for judge. It runs in whichever lane
 # ran the script, so a leftover never loads the host under the next test.
 run_script() {
