@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -504,8 +505,10 @@ static int remote_step(enum target_step step, const char *name, const struct tar
 	"  echo 'boot = reboot-once: " GRUB_DIR "/custom.cfg is not kbench'\\''s: kbench puts its one-time entry there; move those entries to /etc/grub.d/40_custom and run update-grub'; exit 3\n" \
 	"fi\n"
 
-/* What the machine must have and may give, and nobody else's run on it.
- * $1 the scratch or "", $2 the boot method. */
+/* What the machine must have and may give, and nobody else's run on it
+ * (a lock of this host's, $4, is an earlier run's: the first iteration's
+ * lock step tells whether it is gone, take_stale_lock). $1 the scratch or
+ * "", $2 the boot method, $3 scratch_mkfs's filesystem. */
 static const char probe_script[] =
 	"if [ \"$2\" = reboot-once ]; then\n"
 	GRUB_CHECK
@@ -514,8 +517,19 @@ static const char probe_script[] =
 	"command -v setsid >/dev/null || { echo 'no setsid on the machine (install util-linux)'; exit 3; }\n"
 	"s=$1 f=$3\n"
 	SCRATCH_CHECK
-	"[ -d " LOCK_DIR " ] && { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null) (" LOCK_DIR "; remove it if that run is gone)\"; exit 5; }\n"
+	"if [ -d " LOCK_DIR " ]; then\n"
+	"  o=$(cat " LOCK_DIR "/run 2>/dev/null)\n"
+	"  case $o in \"$4 pid \"*) ;; *) echo \"the machine is in use by kbench run $o (" LOCK_DIR "; remove it if that run is gone)\"; exit 5 ;; esac\n"
+	"fi\n"
 	"echo ok\n";
+
+/* This host's name, as the machine's lock records it ("NAME pid N"). */
+static void this_host(char *out, size_t n)
+{
+	if (gethostname(out, n - 1))
+		snprintf(out, n, "unknown");
+	out[n - 1] = '\0';
+}
 
 /* The host's end of the lock: one run per target from this host. */
 static int host_lock(void)
@@ -549,7 +563,8 @@ static int ssh_setup(void *params, const struct boot_params *probe, struct backe
 {
 	const struct ssh_params *sp = params;
 	struct strbuf out = STRBUF_INIT;
-	const char *args[] = { probe->scratch_dir ? probe->scratch_dir : "", NULL, NULL, NULL };
+	char host[256];
+	const char *args[] = { probe->scratch_dir ? probe->scratch_dir : "", NULL, NULL, host, NULL };
 	int r;
 	mux_close(0);
 	mux_back();
@@ -563,6 +578,7 @@ static int ssh_setup(void *params, const struct boot_params *probe, struct backe
 		return -1;
 	args[1] = boot_name();
 	args[2] = mkfs_name();
+	this_host(host, sizeof(host));
 	if (S.t.scratch_mkfs != TM_NO) /* the device, not where it is mounted */
 		args[0] = S.t.scratch;
 	r = remote_sh(probe_script, args, NULL, S.t.ssh_timeout_s * 2.0, &out);
@@ -603,7 +619,12 @@ static int ssh_check_tools(const struct boot_params *p)
  * with kbench's modules) holds their tar, and whether kbuild's tree $4
  * is there in full. */
 static const char lock_script[] =
-	"mkdir " LOCK_DIR " 2>/dev/null || { echo \"the machine is in use by kbench run $(cat " LOCK_DIR "/run 2>/dev/null)\"; exit 3; }\n"
+	/* a lock of this host's ($5) is an earlier run's that is gone or
+	 * alive: kbench tells (exit 5: its directory, then its owner) */
+	"mkdir " LOCK_DIR " 2>/dev/null || {\n"
+	"  o=$(cat " LOCK_DIR "/run 2>/dev/null)\n"
+	"  case $o in \"$5 pid \"*) echo \"stale $(cat " LOCK_DIR "/dir 2>/dev/null)\"; echo \"$o\"; exit 5 ;; esac\n"
+	"  echo \"the machine is in use by kbench run $o\"; exit 3; }\n"
 	"echo \"$1\" >" LOCK_DIR "/run\n"
 	"d=$(mktemp -d /var/tmp/kbench-XXXXXXXX) || exit 4\n"
 	"echo \"$d\" >" LOCK_DIR "/dir\n"
@@ -685,6 +706,9 @@ static const struct target_part install_parts[] = {
 static const char remove_script[] =
 	"d=$1 r=$2 s=$3 n=$4\n"
 	"case \"$d\" in /var/tmp/kbench-*) ;; *) exit 3 ;; esac\n"
+	/* an earlier run's directory (a stale lock): the release it installed */
+	"[ -n \"$r\" ] || r=$(cat \"$d/modules-created\" \"$d/config-created\" 2>/dev/null | head -n 1)\n"
+	"case \"$r\" in *[!A-Za-z0-9._+-]* | .*) r= ;; esac\n"
 	/* reboot-once: its /boot directory, its custom.cfg, and a one-time
 	 * entry GRUB never took (the machine did not reboot) */
 	"b=$(cat \"$d/boot-dir\" 2>/dev/null)\n"
@@ -755,31 +779,87 @@ static int modules_tar(const struct boot_params *p, char *tar, size_t len, char 
 	return 0;
 }
 
-/* What kbench put on the machine removed (remove_script). Ctrl-C does
- * not cut it (it is what leaves the machine clean after one), and it is
- * not stopped there at its deadline either: the rest of it had better
- * run to its end. */
-static void remove_ours(void)
+/* What a run put on the machine in DIR (its RELEASE's modules and
+ * config; "": those DIR records) removed, and the lock (remove_script;
+ * a DIR that is not kbench's: the lock alone); the initrd cache too
+ * when INITRD_CACHE is 0. Ctrl-C does not cut it
+ * (it is what leaves the machine clean after one), and it is not stopped
+ * there at its deadline either: the rest of it had better run to its
+ * end. */
+static void remove_run(const char *dir, const char *release, int initrd_cache)
 {
+	static const char unlock_script[] = "rm -rf " LOCK_DIR "\n";
 	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
 	char n[16];
-	const char *args[] = { S.dir, S.release, S.scratch, n, NULL }, *argv[SH_ARGV_MAX];
+	const char *args[] = { dir, release, S.scratch, n, NULL }, *argv[SH_ARGV_MAX];
 	struct target_step_end e = { .step = "removing what kbench put there",
 				     .key = target_steps[TS_CLEANUP].key,
 				     .limit_s = S.t.step_timeout_s[TS_CLEANUP] };
-	snprintf(n, sizeof(n), "%d", S.t.initrd_cache);
-	if (!S.dir[0])
-		return;
-	sh_argv(argv, remove_script, NULL, args);
+	snprintf(n, sizeof(n), "%d", initrd_cache);
+	sh_argv(argv, strncmp(dir, "/var/tmp/kbench-", 16) ? unlock_script : remove_script, NULL, args);
 	if ((e.status = remote_run(argv, NULL, e.limit_s, 1, &out, &e.timed_out))) {
 		e.output = out.buf;
 		target_step_cause(&cause, S.t.path, &e);
-		warning("%s: cannot remove %s and the lock %s: %s", machine(), S.dir, LOCK_DIR,
-			cause.buf);
+		warning("%s: cannot remove %s and the lock %s: %s", machine(), *dir ? dir : "(none)",
+			LOCK_DIR, cause.buf);
 	}
-	S.dir[0] = '\0';
 	sb_release(&out);
 	sb_release(&cause);
+}
+
+/* This run's files removed (remove_run), and the lock. */
+static void remove_ours(void)
+{
+	if (!S.dir[0])
+		return;
+	remove_run(S.dir, S.release, S.t.initrd_cache);
+	S.dir[0] = '\0';
+}
+
+/* Is PID a kbench on this host (alive, and named so: a pid reused by
+ * another program is not)? */
+static int kbench_alive(long pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+	if (kill((pid_t)pid, 0) && errno != EPERM)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (!(f = fopen(path, "re")))
+		return 1; /* alive, name unknown: not taken over */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "kbench", 6);
+}
+
+/* The lock on the machine is this host's, of an earlier run (lock_script
+ * exit 5; OUT: "stale DIR", then "HOST pid N"). This host's lock on the
+ * target (host_lock) says no other kbench here runs on it, so the run is
+ * gone unless its pid still lives (another target file naming the same
+ * machine): then -1 with ERR. Else what it left is removed (a run whose
+ * machine needed a hand, powered on since) and the lock is free: 0. */
+static int take_stale_lock(const char *out, char *err, size_t errlen)
+{
+	char dir[128] = "", owner[300] = "";
+	const char *nl = strchr(out, '\n'), *pid;
+	long n;
+	if (sscanf(out, "stale %127s", dir) != 1 || strchr(dir, '\''))
+		dir[0] = '\0';
+	if (nl)
+		snprintf(owner, sizeof(owner), "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
+	pid = strstr(owner, " pid ");
+	n = pid ? strtol(pid + 5, NULL, 10) : 0;
+	if (n > 0 && n != (long)getpid() && kbench_alive(n)) {
+		snprintf(err, errlen, "%s is in use by kbench run %.200s, still running on this host "
+			 "(another target file naming the same machine?)", machine(), owner);
+		return -1;
+	}
+	warning("%s: its lock is an earlier run's from this host (%.200s), which is gone (a machine "
+		"that needed a hand?): removing what that run left there (%s) and taking the lock",
+		machine(), owner, *dir ? dir : "no directory");
+	remove_run(dir, "", 1); /* the cache is not that run's: this run decides */
+	return 0;
 }
 
 /* The initrd's content key: the kernel, its modules (the tar kbench
@@ -878,9 +958,9 @@ out:
 static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 {
 	struct strbuf out = STRBUF_INIT, cause = STRBUF_INIT;
-	char owner[300], key[65];
+	char owner[300], key[65], host[256];
 	const char *largs[] = { owner, p->release ? p->release : "", key,
-				p->build_tree_key ? p->build_tree_key : "", NULL };
+				p->build_tree_key ? p->build_tree_key : "", host, NULL };
 	const char *argv[SH_ARGV_MAX];
 	struct target_step_end le = { .step = "locking the machine", .key = "ssh_timeout",
 				      .limit_s = S.t.ssh_timeout_s * 2.0 };
@@ -898,9 +978,8 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 	}
 	if (p->console_log)
 		close(open(p->console_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-	gethostname(to, sizeof(to) - 1);
-	to[sizeof(to) - 1] = '\0';
-	snprintf(owner, sizeof(owner), "%s pid %ld", to, (long)getpid());
+	this_host(host, sizeof(host));
+	snprintf(owner, sizeof(owner), "%s pid %ld", host, (long)getpid());
 	snprintf(S.release, sizeof(S.release), "%s", p->release);
 	snprintf(S.scratch, sizeof(S.scratch), "%s", p->scratch_dir ? p->scratch_dir : "");
 	/* the modules' tar and the cache key it makes, before anything is
@@ -910,6 +989,12 @@ static int ssh_prepare(const struct boot_params *p, char *err, size_t errlen)
 		goto out;
 	sh_argv(argv, lock_script, NULL, largs);
 	le.status = remote_run(argv, NULL, le.limit_s, 0, &out, &le.timed_out);
+	if (le.status == 5 && !le.timed_out) { /* this host's earlier run's lock */
+		if (take_stale_lock(out.buf ? out.buf : "", err, errlen))
+			goto out;
+		sb_reset(&out);
+		le.status = remote_run(argv, NULL, le.limit_s, 0, &out, &le.timed_out);
+	}
 	if (le.status || sscanf(out.buf ? out.buf : "", "%127s", S.dir) != 1 ||
 	    strncmp(S.dir, "/var/tmp/kbench-", 16) || strchr(S.dir, '\'')) {
 		le.output = out.buf;

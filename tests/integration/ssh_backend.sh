@@ -49,6 +49,10 @@
 #    machine back on its default kernel (its way back hangs and is
 #    power-cycled; that console kept apart from the variant's), nothing
 #    left, both locks free;
+#  - a machine that does not come back and has no power_cycle: a warning
+#    that it needs a hand, the later iterations failed at once without
+#    touching it; powered on by hand, the next run takes over the lock of
+#    that earlier run of this host and removes what it left;
 #  - the machine back on the wrong kernel (KBENCH_TEST_SSH_NO_KEXEC makes
 #    it reboot instead of kexec): a failed iteration that says so, and no
 #    reboot on the way back (it is on its own kernel already); with
@@ -76,7 +80,7 @@ on_lab() {
 }
 default=$(on_lab uname -r)
 
-# target FILE [KEY=VALUE...]: the lab's target file with changes
+# target FILE [KEY=VALUE | KEY ...]: the lab's target file with changes
 target() {
 	f=$1; shift
 	{
@@ -91,10 +95,10 @@ target() {
 		echo "boot_timeout = 420"
 		echo "ssh_timeout = 30"
 	} >"$f"
-	for kv in "$@"; do
+	for kv in "$@"; do # KEY=VALUE sets KEY, KEY alone removes it
 		k=${kv%%=*}
 		sed -i "/^$k = /d" "$f"
-		echo "$k = ${kv#*=}" >>"$f"
+		case $kv in *=*) echo "$k = ${kv#*=}" >>"$f" ;; esac
 	done
 }
 cat >"$tmp/suite.ini" <<'EOF'
@@ -485,6 +489,35 @@ expect_exit 0 "$KB" doctor --target "$tmp/lab.ini"
 expect_out "^ok   .*lock"
 echo "Ctrl-C case: $(($(date +%s) - t1)) s"
 
+# a machine that does not come back and has no power_cycle: the run
+# warns that it needs a hand, and its later iterations fail at once
+# without touching it (it stays on the variant: KBENCH_TEST_SSH_HUNG_REBOOT
+# sends no reboot; kbench's directory of iteration 1 is the only one
+# there); a hand powers it on (the lab's reset); the next run (the wrong
+# kernel case below) finds the lock of this host's earlier run, which is
+# gone, removes what that run left and takes the lock
+target "$tmp/nopc.ini" power_cycle
+printf '[suite]\nname = hb\niterations = 1\n[hackbench]\ngroups = 2\nloops = 50\n' >"$tmp/hb.ini"
+t1=$(date +%s)
+expect_exit 1 env KBENCH_TEST_SSH_HUNG_REBOOT=5 "$KB" run --kernel mainline-stock --suite "$tmp/hb.ini" \
+	--reports "$tmp/r" --boot-retries 0 --target "$tmp/nopc.ini" --run-id lost --iterations 3
+expect_out "did not come back to its default kernel: it needs a hand"
+python3 - "$tmp/r/runs/lost/results.json" <<'PY' && ok "needs a hand: iteration 1 ok, 2 and 3 failed at once saying so" || { bad "needs a hand: results"; tail -20 "$tmp/out"; }
+import json, sys
+its = json.load(open(sys.argv[1]))["iterations"]
+assert [it["status"] for it in its] == ["ok", "failed", "failed"], [(it["status"], it.get("error")) for it in its]
+for it in its[1:]:
+    assert "needs a hand (power it on; then run again)" in it["error"], it["error"]
+PY
+now=$(on_lab uname -r)
+ours=$(on_lab 'ls -d /var/tmp/kbench-* | grep -v -e kbench-cache -e kbench-kbuild | wc -l')
+[ "$now" != "$default" ] && [ "$ours" = 1 ] &&
+	ok "needs a hand: the machine untouched after it was lost (still on $now, one directory of kbench's)" ||
+	bad "needs a hand: the machine on $now, $ours directories of kbench's"
+sh "$lab" reset "$vm/monitor.sock" && sh "$lab" wait "$vm" "$port" 600 && [ "$(on_lab uname -r)" = "$default" ] &&
+	ok "needs a hand: powered on by hand, back on $default" || bad "needs a hand: the lab did not come back"
+echo "needs-a-hand case: $(($(date +%s) - t1)) s"
+
 # the machine comes back on the wrong kernel (a kexec that silently
 # falls back to a reboot): a failed iteration saying so, never a result;
 # that kernel is the one it ran before, so no reboot takes it back there;
@@ -493,6 +526,7 @@ target "$tmp/once.ini" "initrd_cache=0"
 t1=$(date +%s)
 expect_exit 1 env KBENCH_TEST_SSH_NO_KEXEC=1 "$KB" run --kernel mainline-stock --suite "$tmp/suite.ini" \
 	--reports "$tmp/r" --boot-retries 0 --target "$tmp/once.ini" --run-id wrong
+expect_out "its lock is an earlier run's from this host (.* pid [0-9]*), which is gone"
 expect_out "initrd reused from the machine's cache"
 expect_out "booted the wrong kernel: $default is running, the variant is 6.12"
 # it rebooted into its own kernel: no second reboot to get it back there
