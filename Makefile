@@ -15,6 +15,8 @@
 #                      (docs/timing.md): CV, mde at n = 5, wall cost
 #   make boot-study    [N=100] [CONFIGS="multi:max single:max multi:qemu64"] [LOAD=0|1]
 #                      boot oopses under TCG: N boots per QEMU configuration
+#   make text-poke-study [N=100] [FLIPS=20] [QEMU=...]  the same oops on purpose:
+#                      tracepoints flipped under load, per QEMU configuration
 #   make fuzz       every parser under libFuzzer, FUZZ_SECONDS each (clang)
 
 CC      ?= gcc
@@ -127,6 +129,16 @@ bench-kexec: deps all
 boot-study: deps all
 	sh tests/check/boot-oops.sh
 .PHONY: boot-study
+
+# The boot oop's race made to happen on purpose: a busybox guest enables
+# and disables the scheduler's tracepoints FLIPS times a boot while both
+# vCPUs switch tasks; oopses counted per QEMU configuration, N boots each
+# (tests/check/text-poke.sh; QEMU=/path/to/qemu-system-x86_64 to try
+# another QEMU; docs/reliability.md "Boot oops under TCG"). 10-40 minutes
+# per 100 boots.
+text-poke-study: deps all
+	sh tests/check/text-poke.sh
+.PHONY: text-poke-study
 
 # The commit that made a metric worse (docs/bisect.md):
 #   make bisect TREE=~/linux GOOD=v6.12 BAD=HEAD [KERNEL=plain] [SUITE=quick]

@@ -30,4 +30,7 @@ expect_exit() {
 expect_out() {
 	if grep -q -- "$1" "$tmp/out"; then ok "output has '$1'"; else bad "output lacks '$1'"; cat "$tmp/out"; fi
 }
+no_out() {
+	if grep -q -- "$1" "$tmp/out"; then bad "output has '$1'"; cat "$tmp/out"; else ok "output lacks '$1'"; fi
+}
 finish() { echo "time: $(( $(date +%s) - t0 )) s"; [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }

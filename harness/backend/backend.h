@@ -59,6 +59,12 @@ struct backend_info {
 	int icount_shift;      /* "instructions": one instruction is 2^shift ns */
 	double time_scale;     /* workload deadlines are multiplied by this */
 	double boot_timeout_s; /* boot deadline unless the user gave one */
+	/* A guest crash this setup is known to cause now and then (qemu:
+	 * QEMU before 8.1 with multi-threaded TCG), not the kernel's fault:
+	 * console text that marks it ("" = none known) and its cause, for
+	 * the kernel-trouble message and results.json's kernel_trouble */
+	char trouble_match[32];
+	char trouble_cause[640];
 };
 
 struct backend_ops {
@@ -117,6 +123,12 @@ void qemu_args(struct strvec *a, const struct boot_params *p, const char *sock);
  * unset or empty variables leave them). 0, or -1
  * with ERR naming the variable and what it expects. (qemu.c) */
 int qemu_env_params(void *params, char *err, size_t errlen);
+/* Does the QEMU of VERSION_LINE ("QEMU emulator version 7.2.22 (Debian
+ * ...)") have multi-threaded TCG's cross-modifying-code race, fixed by
+ * QEMU commit deba787 ("accel/tcg: Always lock pages before
+ * translation", 8.1.0)? 1 yes (before 8.1), 0 no, -1 when the line has no
+ * version. (qemu.c; docs/reliability.md "Boot oops under TCG") */
+int qemu_tcg_smc_race(const char *version_line);
 /* The agent's socket of a boot in WORKDIR, into OUT: WORKDIR/agent.sock,
  * or, when that is too long for a UNIX socket, agent.sock in a private
  * mkdtemp directory /tmp/kbench-sock.XXXXXX. 0, or -1 with ERR. (qemu.c) */

@@ -535,6 +535,45 @@ static int qemu_version(char *out, size_t len)
 	return r == 0 ? 0 : -1;
 }
 
+int qemu_tcg_smc_race(const char *version_line)
+{
+	const char *v = version_line ? strstr(version_line, "version ") : NULL;
+	int major, minor;
+	if (!v || sscanf(v + 8, "%d.%d", &major, &minor) != 2 || major < 0 || minor < 0)
+		return -1;
+	return major < 8 || (major == 8 && minor < 1);
+}
+
+/* Multi-threaded TCG in a QEMU before 8.1 with two vCPUs or more: a vCPU
+ * can translate a code page while another writes it and keep the stale
+ * translation, so a kernel patching its own text (text_poke_bp: static
+ * keys, tracepoints) dies with an int3 its handler no longer claims.
+ * Measured with tests/check/text-poke.sh (docs/reliability.md). */
+static void smc_race_note(const struct qemu_params *qp, const struct boot_params *probe,
+			  struct backend_info *bi)
+{
+	char qv[128], ver[24] = "";
+	const char *v;
+	if (qp->accel != ACCEL_TCG || qp->tcg_thread || probe->vcpus < 2)
+		return;
+	qemu_version(qv, sizeof(qv));
+	if (qemu_tcg_smc_race(qv) != 1)
+		return;
+	v = strstr(qv, "version ");
+	sscanf(v + 8, "%23s", ver);
+	snprintf(bi->trouble_match, sizeof(bi->trouble_match), "Oops: int3");
+	snprintf(bi->trouble_cause, sizeof(bi->trouble_cause),
+		 "QEMU before 8.1 (this is %s) with multi-threaded TCG can keep a stale translation "
+		 "of code the kernel is patching (fixed by QEMU commit deba787, in 8.1), so the "
+		 "kernel takes an int3 it no longer expects: not the kernel's fault; QEMU 8.1 or "
+		 "later (Debian 12: bookworm-backports) or KBENCH_QEMU_TCG_THREAD=single avoids it "
+		 "(docs/reliability.md, 'Boot oops under TCG')", ver);
+	info("kbench: QEMU %s has multi-threaded TCG's code-patching race (fixed in QEMU 8.1): "
+	     "about 1 boot in 60 on a busy host dies with 'Oops: int3' and is booted again; QEMU "
+	     "8.1 or later (Debian 12: bookworm-backports) or KBENCH_QEMU_TCG_THREAD=single "
+	     "avoids it (docs/reliability.md)", ver);
+}
+
 static int qemu_check_tools(const struct boot_params *p)
 {
 	struct qemu_params qp = *qparams(p);
@@ -650,6 +689,7 @@ static int qemu_setup(void *params, const struct boot_params *probe, struct back
 		if ((t && *t) || (c && *c))
 			info("kbench: TCG as KBENCH_QEMU_TCG_THREAD and KBENCH_QEMU_CPU say: -accel "
 			     "tcg,thread=%s -cpu %s", bi->tcg_thread, bi->cpu);
+		smc_race_note(qp, probe, bi);
 	}
 	bi->time_scale = qp->accel == ACCEL_TCG ? qp->tcg_scale : 1.0;
 	bi->boot_timeout_s = qp->accel == ACCEL_TCG ? qp->boot_timeout_tcg : qp->boot_timeout_kvm;

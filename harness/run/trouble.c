@@ -136,6 +136,24 @@ json_object *trouble_scan_file(const char *path)
 	return r;
 }
 
+int trouble_explain(json_object *findings, const char *match, const char *cause)
+{
+	int n = 0;
+	if (!findings || !match || !*match || !cause)
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(findings); i++) {
+		json_object *f = json_object_array_get_idx(findings, i);
+		const char *ex = json_object_get_string(json_object_object_get(f, "excerpt"));
+		const char *nl = ex ? strchr(ex, '\n') : NULL;
+		/* the finding's own line, not the lines of excerpt after it */
+		if (ex && memmem(ex, nl ? (size_t)(nl - ex) : strlen(ex), match, strlen(match))) {
+			json_object_object_add(f, "cause", json_object_new_string(cause));
+			n++;
+		}
+	}
+	return n;
+}
+
 void trouble_kinds(json_object *findings, char *out, size_t outlen)
 {
 	size_t n = findings ? json_object_array_length(findings) : 0, used = 0;

@@ -19,6 +19,10 @@
 json_object *trouble_scan(const char *buf, size_t len);
 /* The same for a file; NULL when there is none or the file is unreadable. */
 json_object *trouble_scan_file(const char *path);
+/* A known cause outside the kernel: each finding of FINDINGS whose own
+ * line (its excerpt's first) holds MATCH gains "cause": CAUSE. Returns how many did (0 when
+ * MATCH is NULL or empty). */
+int trouble_explain(json_object *findings, const char *match, const char *cause);
 /* "lockdep, warning" for messages: the distinct kinds of FINDINGS. */
 void trouble_kinds(json_object *findings, char *out, size_t outlen);
 

@@ -67,26 +67,10 @@ case $load in 0 | 1) ;; *) die "LOAD must be 0 (idle host) or 1 (busy shell loop
 [ -x "$KB" ] || die "'$KB' is not built (make all)"
 command -v "$py" >/dev/null 2>&1 || die "python3 missing (it counts the results)"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || die "qemu-system-x86_64 missing (make deps)"
-[ -n "$configs" ] || die "CONFIGS is empty"
 [ -n "$kernels" ] || die "KERNELS is empty"
-
-# every configuration checked before the first boot: a typo in the last
-# one must not cost the hours the others take (kbench checks them again)
-cpus=$(qemu-system-x86_64 -cpu help 2>/dev/null | sed -n '/^Recognized/q; s/^x86  *\([^ ]*\).*/\1/p')
-for c in $configs; do
-	case $c in
-	multi:* | single:*) ;;
-	*) die "configuration '$c' is not THREAD:CPU with THREAD multi or single (CONFIGS=\"multi:max single:max multi:qemu64\")" ;;
-	esac
-	cpu=${c#*:}
-	case $cpu in
-	'' | [!A-Za-z0-9]* | *[!A-Za-z0-9._,+=-]*) die "configuration '$c': '$cpu' is not a QEMU CPU model (max, qemu64, Skylake-Client-v4, max,-la57)" ;;
-	esac
-	model=${cpu%%,*}
-	if [ -n "$cpus" ] && ! printf '%s\n' "$cpus" | grep -qxF -- "$model"; then
-		die "configuration '$c': this QEMU has no CPU model '$model' (qemu-system-x86_64 -cpu help)"
-	fi
-done
+. "$top/tests/check/tcg-configs.sh"
+# kbench checks them again
+check_tcg_configs qemu-system-x86_64 "$configs"
 for k in $kernels; do
 	case $k in *[!A-Za-z0-9._-]* | '') die "kernel '$k' is not a variant name (./kbench kernels)" ;; esac
 done
@@ -224,30 +208,12 @@ done
 stop_load
 [ "$stopped" = 1 ] && echo "boot-oops: interrupted: the summary counts the boots finished so far"
 
-"$py" - "$out" "$n" "$load" "$load_procs" "$stopped" <<'PY'
-import json, math, os, re, sys
+PYTHONPATH="$top/tests/check" "$py" - "$out" "$n" "$load" "$load_procs" "$stopped" <<'PY'
+import json, os, re, sys
+from rates import wilson, fisher
 
 out, n_asked, load, load_procs, stopped = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5] == "1"
-Z = 1.959964
 
-def wilson(k, n):
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    d = 1 + Z * Z / n
-    c = (p + Z * Z / (2 * n)) / d
-    h = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
-
-def fisher(a, n1, b, n2):
-    """Fisher's exact test, two-sided: A of N1 against B of N2."""
-    k, n = a + b, n1 + n2
-    if not n1 or not n2:
-        return float("nan")
-    def p(x):
-        return math.comb(n1, x) * math.comb(n2, k - x) / math.comb(n, k)
-    p0 = p(a)
-    return min(1.0, sum(p(x) for x in range(max(0, k - n2), min(k, n1) + 1) if p(x) <= p0 * (1 + 1e-9)))
 
 def rip(text):
     m = re.search(r"RIP: [0-9a-f]{4}:(\S+)", text or "")

@@ -277,6 +277,40 @@ static void test_trouble(void **state)
 	}
 }
 
+/* The crash QEMU 7.2's multi-threaded TCG causes (a real console from
+ * kbench's boot study, tests/fixtures/console/int3-qemu72.log): its oops
+ * gains the known cause, the panic after it does not; other trouble
+ * (panic.log) and no match leave the findings as they were. And the
+ * QEMU versions that have the race: before 8.1. */
+static void test_trouble_cause(void **state)
+{
+	json_object *t;
+	(void)state;
+	t = scan_console("int3-qemu72.log", 2, "oops", 6);
+	assert_string_equal(finding(t, 1, "kind"), "panic");
+	assert_int_equal(trouble_explain(t, "Oops: int3", "QEMU's race"), 1);
+	assert_string_equal(finding(t, 0, "cause"), "QEMU's race");
+	assert_null(finding(t, 1, "cause"));
+	assert_int_equal(trouble_explain(t, "", "x"), 0);
+	assert_int_equal(trouble_explain(t, NULL, "x"), 0);
+	assert_int_equal(trouble_explain(NULL, "Oops: int3", "x"), 0);
+	json_object_put(t);
+	t = scan_console("panic.log", 2, "warning", 2);
+	assert_int_equal(trouble_explain(t, "Oops: int3", "QEMU's race"), 0);
+	assert_null(finding(t, 0, "cause"));
+	assert_null(finding(t, 1, "cause"));
+	json_object_put(t);
+
+	assert_int_equal(qemu_tcg_smc_race("QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)"), 1);
+	assert_int_equal(qemu_tcg_smc_race("QEMU emulator version 8.0.5"), 1);
+	assert_int_equal(qemu_tcg_smc_race("QEMU emulator version 8.1.0"), 0);
+	assert_int_equal(qemu_tcg_smc_race("QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)"), 0);
+	assert_int_equal(qemu_tcg_smc_race("QEMU emulator version 9.2"), 0);
+	assert_int_equal(qemu_tcg_smc_race("unknown"), -1);
+	assert_int_equal(qemu_tcg_smc_race("QEMU emulator version x.y"), -1);
+	assert_int_equal(qemu_tcg_smc_race(NULL), -1);
+}
+
 /* The registry: qemu is the default, unknown names are refused with the
  * known ones named, and options are set by name through the table. */
 /* paths in QEMU's comma-separated options: ',' doubled, control
@@ -1283,7 +1317,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_stats_real),   cmocka_unit_test(test_lock_stats_bad),
 		cmocka_unit_test(test_lock_stats_bounded), cmocka_unit_test(test_apt_show),
-		cmocka_unit_test(test_trouble),           cmocka_unit_test(test_qemu_opt_escape),
+		cmocka_unit_test(test_trouble),           cmocka_unit_test(test_trouble_cause),
+		cmocka_unit_test(test_qemu_opt_escape),
 		cmocka_unit_test(test_hostroot_stage_etc), cmocka_unit_test(test_qemu_args),
 		cmocka_unit_test(test_qemu_timing),
 		cmocka_unit_test(test_qemu_sock_path),    cmocka_unit_test(test_qemu_boot_files),
