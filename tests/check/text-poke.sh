@@ -69,21 +69,8 @@ for d in ${QEMU_L:-}; do
 	set -- "$@" -L "$d"
 done
 
-cpus=$("$qemu" "$@" -cpu help 2>/dev/null | sed -n '/^Recognized/q; s/^x86  *\([^ ]*\).*/\1/p')
-for c in $configs; do
-	case $c in
-	multi:* | single:*) ;;
-	*) die "configuration '$c' is not THREAD:CPU with THREAD multi or single (CONFIGS=\"multi:max single:max\")" ;;
-	esac
-	cpu=${c#*:}
-	case $cpu in
-	'' | [!A-Za-z0-9]* | *[!A-Za-z0-9._,+=-]*) die "configuration '$c': '$cpu' is not a QEMU CPU model (max, qemu64, max,-la57)" ;;
-	esac
-	model=${cpu%%,*}
-	if [ -n "$cpus" ] && ! printf '%s\n' "$cpus" | grep -qxF -- "$model"; then
-		die "configuration '$c': this QEMU has no CPU model '$model' ($qemu -cpu help)"
-	fi
-done
+. "$top/tests/check/tcg-configs.sh"
+check_tcg_configs "$qemu" "$configs" "$@"
 
 mkdir -p "$out/logs" "$out/initramfs/bin" "$out/initramfs/proc" "$out/initramfs/sys" "$out/initramfs/dev" ||
 	die "cannot make '$out'"
@@ -184,28 +171,11 @@ for k in $kernels; do
 done
 
 # shellcheck disable=SC2016 # python below, not shell
-"$py" - "$results" "$out" "$qemu_version" "$flips" <<'PY'
-import csv, json, math, sys
+PYTHONPATH="$top/tests/check" "$py" - "$results" "$out" "$qemu_version" "$flips" <<'PY'
+import csv, json, sys
+from rates import wilson, fisher
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 out, qv, flips = sys.argv[2], sys.argv[3], int(sys.argv[4])
-
-def wilson(k, n):
-    if n == 0:
-        return (float("nan"), float("nan"))
-    z = 1.959964
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
-
-def fisher(a, n1, b, n2):
-    # two-sided: the sum of the hypergeometric tables no likelier than the one seen
-    m = a + b
-    def pr(x):
-        return math.comb(n1, x) * math.comb(n2, m - x) / math.comb(n1 + n2, m)
-    p0 = pr(a)
-    return min(1.0, sum(pr(x) for x in range(max(0, m - n2), min(m, n1) + 1) if pr(x) <= p0 * (1 + 1e-9)))
 
 groups = {}
 for r in rows:
